@@ -1,0 +1,3 @@
+//! Geometry: meshes, hulls, support functions, DOPs, fits.
+
+pub mod mesh;

@@ -1,0 +1,1 @@
+//! Readers and writers: robot descriptions, meshes, manifests, package paths.

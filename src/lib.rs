@@ -1,0 +1,11 @@
+//! `collide`: robot descriptions in, proven collision geometry out.
+//!
+//! Data flows reader (`io`) -> kinematic model (`model`) -> fits (`geom`, `fit`)
+//! -> manifest (`io::manifest`) -> checked by the embedded kernel (`kernel`).
+//! See docs/architecture.md.
+
+pub mod error;
+pub mod geom;
+pub mod io;
+pub mod messages;
+pub mod model;

@@ -1,0 +1,1 @@
+//! The kinematic robot model every reader produces.
