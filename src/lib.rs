@@ -4,8 +4,10 @@
 //! -> manifest (`io::manifest`) -> checked by the embedded kernel (`kernel`).
 //! See docs/architecture.md.
 
+pub mod cli;
 pub mod error;
 pub mod geom;
 pub mod io;
 pub mod messages;
 pub mod model;
+pub mod report;

@@ -1,3 +1,4 @@
 //! Geometry: meshes, hulls, support functions, DOPs, fits.
 
 pub mod mesh;
+pub mod primitive_mesh;

@@ -1,1 +1,9 @@
 //! Readers and writers: robot descriptions, meshes, manifests, package paths.
+
+pub mod mesh;
+pub mod mjcf;
+pub mod package;
+pub mod robot;
+pub mod srdf;
+pub mod urdf;
+pub mod xml;

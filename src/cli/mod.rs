@@ -1,0 +1,34 @@
+//! One file per subcommand; `args` holds the raw clap definitions.
+
+pub mod args;
+pub mod fk;
+pub mod inspect;
+
+use crate::error::Result;
+use crate::io::mjcf::MjcfLimits;
+use crate::io::robot::LoadOptions;
+use crate::io::xml::XmlLimits;
+use args::{Cli, Command, ReadArgs};
+
+pub fn run(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Inspect(a) => inspect::run(a),
+        Command::Fk(a) => fk::run(a),
+    }
+}
+
+impl ReadArgs {
+    pub fn load_options(&self) -> LoadOptions {
+        crate::messages::set_quiet(self.quiet);
+        LoadOptions {
+            package_paths: self.package_path.clone(),
+            mjcf_limits: MjcfLimits {
+                xml: XmlLimits {
+                    max_bytes: self.max_xml_bytes,
+                    max_depth: self.max_xml_depth,
+                },
+                max_include_depth: self.max_include_depth,
+            },
+        }
+    }
+}

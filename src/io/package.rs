@@ -1,0 +1,163 @@
+//! Turning `package://`, `file://`, absolute and relative references into files.
+
+use crate::error::{Error, Result};
+use std::path::{Component, Path, PathBuf};
+
+/// The search roots for `package://NAME/...`, in the order they are tried.
+#[derive(Debug, Clone, Default)]
+pub struct PackageResolver {
+    pub roots: Vec<PathBuf>,
+}
+
+impl PackageResolver {
+    /// `--package-path` first, then COLLIDE_PACKAGE_PATH, ROS_PACKAGE_PATH,
+    /// AMENT_PREFIX_PATH's `share/`, then the `.robots/` install found above `near`
+    /// or the working directory.
+    pub fn from_env(cli_roots: &[PathBuf], near: Option<&Path>) -> Self {
+        let mut roots: Vec<PathBuf> = cli_roots.to_vec();
+        for var in ["COLLIDE_PACKAGE_PATH", "ROS_PACKAGE_PATH"] {
+            if let Ok(v) = std::env::var(var) {
+                roots.extend(v.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
+            }
+        }
+        if let Ok(v) = std::env::var("AMENT_PREFIX_PATH") {
+            roots.extend(
+                v.split(':')
+                    .filter(|s| !s.is_empty())
+                    .map(|p| Path::new(p).join("share")),
+            );
+        }
+        if let Some(dir) = robots_dir(near) {
+            roots.push(dir.join("site/cmeel.prefix/share"));
+            roots.push(dir.join("site/share"));
+            roots.push(dir.join("site"));
+        }
+        PackageResolver { roots }
+    }
+
+    /// Resolves `reference` as written in `from` (at `line`, when known).
+    pub fn resolve(&self, reference: &str, from: &Path, line: Option<(u32, u32)>) -> Result<PathBuf> {
+        let fail = |msg: String| Error::at(from, line, msg);
+        let path = if let Some(rest) = reference.strip_prefix("package://") {
+            // `package:///x` is an absolute path when one exists, else package `x`.
+            let absolute = rest.strip_prefix('/').map(|abs| PathBuf::from(format!("/{abs}")));
+            if let Some(abs) = absolute.filter(|p| p.exists()) {
+                abs
+            } else {
+                let rest = rest.trim_start_matches('/');
+                let (name, inner) = rest.split_once('/').unwrap_or((rest, ""));
+                let inner = relative_inside(inner)
+                    .ok_or_else(|| fail(format!("`{reference}` climbs out of package `{name}` with `..`")))?;
+                let mut tried = Vec::new();
+                let mut found = None;
+                for root in &self.roots {
+                    for candidate in [root.join(name), root.clone()] {
+                        let is_pkg = candidate.file_name().is_some_and(|f| f == name);
+                        if is_pkg && candidate.is_dir() {
+                            found = Some(candidate.join(&inner));
+                            break;
+                        }
+                    }
+                    if found.is_some() {
+                        break;
+                    }
+                    tried.push(root.display().to_string());
+                }
+                match found {
+                    Some(p) => p,
+                    None => {
+                        let roots = if tried.is_empty() {
+                            "none (set COLLIDE_PACKAGE_PATH or --package-path)".to_string()
+                        } else {
+                            tried.join(", ")
+                        };
+                        return Err(fail(format!(
+                            "cannot find package `{name}` for `{reference}`; roots tried: {roots}"
+                        )));
+                    }
+                }
+            }
+        } else if let Some(rest) = reference.strip_prefix("file://") {
+            let p = PathBuf::from(rest);
+            if p.is_absolute() { p } else { base_dir(from).join(p) }
+        } else {
+            let p = PathBuf::from(reference);
+            if p.is_absolute() { p } else { base_dir(from).join(p) }
+        };
+        check_file(&path).map_err(|why| fail(format!("`{reference}` {why}")))?;
+        Ok(path)
+    }
+}
+
+fn base_dir(from: &Path) -> PathBuf {
+    from.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// `inner` as a relative path that does not climb above where it starts.
+fn relative_inside(inner: &str) -> Option<PathBuf> {
+    let mut depth: i32 = 0;
+    let mut out = PathBuf::new();
+    for c in Path::new(inner).components() {
+        match c {
+            Component::Normal(s) => {
+                depth += 1;
+                out.push(s);
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return None;
+                }
+                out.pop();
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Why `path` is not a readable regular file, if it is not one.
+pub fn check_file(path: &Path) -> std::result::Result<(), String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(format!("resolves to {}, a directory, not a file", path.display())),
+        Ok(_) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(40) => Err(format!("resolves to {}, a symlink loop", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("resolves to {}, which does not exist", path.display()))
+        }
+        Err(e) => Err(format!("resolves to {}, which cannot be read: {e}", path.display())),
+    }
+}
+
+/// The `.robots/` install: $COLLIDE_ROBOTS_DIR, else the first `.robots` found
+/// walking up from `near`, then from the working directory.
+pub fn robots_dir(near: Option<&Path>) -> Option<PathBuf> {
+    if let Ok(v) = std::env::var("COLLIDE_ROBOTS_DIR") {
+        return Some(PathBuf::from(v));
+    }
+    let cwd = std::env::current_dir().ok();
+    let starts = near.map(Path::to_path_buf).into_iter().chain(cwd);
+    for start in starts {
+        let start = std::fs::canonicalize(&start).unwrap_or(start);
+        for dir in start.ancestors() {
+            let candidate = dir.join(".robots");
+            if candidate.is_dir() {
+                return Some(candidate);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotdot_may_not_leave_the_package() {
+        assert_eq!(relative_inside("a/../b/c.stl"), Some(PathBuf::from("b/c.stl")));
+        assert_eq!(relative_inside("../x.stl"), None);
+        assert_eq!(relative_inside("a/../../x.stl"), None);
+    }
+}

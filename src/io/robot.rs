@@ -1,0 +1,160 @@
+//! Loading a ROBOT argument: a `.urdf`, an MJCF `.xml`, or a `robot.yaml` config.
+
+use super::mjcf::{MjcfLimits, read_mjcf};
+use super::package::PackageResolver;
+use super::srdf::{Srdf, read_srdf};
+use super::urdf::read_urdf;
+use crate::error::{Error, Result};
+use crate::model::{Configuration, Robot};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// `robots/NAME/robot.yaml`: which sources make the robot.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotConfig {
+    pub name: String,
+    #[serde(default)]
+    pub urdf: Option<String>,
+    #[serde(default)]
+    pub srdf: Option<String>,
+    #[serde(default)]
+    pub mjcf: Option<String>,
+    #[serde(default)]
+    pub rest_pose: Option<RestPoseSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum RestPoseSpec {
+    /// An SRDF group_state name.
+    Named(String),
+    Values(BTreeMap<String, f64>),
+}
+
+/// Options every command that reads a robot shares.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    pub package_paths: Vec<PathBuf>,
+    pub mjcf_limits: MjcfLimits,
+}
+
+/// A robot with its SRDF and config, and every source as written and resolved.
+#[derive(Debug, Clone)]
+pub struct LoadedRobot {
+    pub robot: Robot,
+    pub srdf: Option<Srdf>,
+    pub config: Option<RobotConfig>,
+    /// The config file, when the robot came from one.
+    pub config_path: Option<PathBuf>,
+    /// (as written in the config or on the command line, resolved path).
+    pub sources: Vec<(String, PathBuf)>,
+    pub resolver: PackageResolver,
+}
+
+pub fn load_robot(arg: &Path, options: &LoadOptions) -> Result<LoadedRobot> {
+    let ext = arg
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    super::package::check_file(arg).map_err(|why| Error::at(arg, None, why))?;
+    let resolver = PackageResolver::from_env(&options.package_paths, arg.parent());
+    match ext.as_str() {
+        "urdf" => {
+            let robot = read_urdf(arg, &resolver, &options.mjcf_limits.xml)?;
+            Ok(plain(robot, arg, resolver))
+        }
+        "xml" | "mjcf" => {
+            let robot = read_mjcf(arg, &resolver, &options.mjcf_limits)?;
+            Ok(plain(robot, arg, resolver))
+        }
+        "yaml" | "yml" => load_config(arg, resolver, options),
+        _ => Err(Error::at(
+            arg,
+            None,
+            "is not a .urdf, an MJCF .xml or a robot .yaml config",
+        )),
+    }
+}
+
+fn plain(robot: Robot, arg: &Path, resolver: PackageResolver) -> LoadedRobot {
+    LoadedRobot {
+        robot,
+        srdf: None,
+        config: None,
+        config_path: None,
+        sources: vec![(arg.display().to_string(), arg.to_path_buf())],
+        resolver,
+    }
+}
+
+fn load_config(path: &Path, resolver: PackageResolver, options: &LoadOptions) -> Result<LoadedRobot> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
+    let config: RobotConfig = serde_saphyr::from_str(&text).map_err(|e| yaml_error(path, &e.to_string()))?;
+    let mut sources = Vec::new();
+    let mut resolve = |reference: &str| -> Result<PathBuf> {
+        let p = resolver.resolve(reference, path, None)?;
+        sources.push((reference.to_string(), p.clone()));
+        Ok(p)
+    };
+    let mut robot = match (&config.urdf, &config.mjcf) {
+        (Some(u), _) => read_urdf(&resolve(u)?, &resolver, &options.mjcf_limits.xml)?,
+        (None, Some(m)) => read_mjcf(&resolve(m)?, &resolver, &options.mjcf_limits)?,
+        (None, None) => return Err(Error::at(path, None, "names neither `urdf` nor `mjcf`")),
+    };
+    let srdf = match &config.srdf {
+        Some(s) => Some(read_srdf(&resolve(s)?, &robot, &options.mjcf_limits.xml)?),
+        None => None,
+    };
+    robot.name = config.name.clone();
+    Ok(LoadedRobot {
+        robot,
+        srdf,
+        config: Some(config),
+        config_path: Some(path.to_path_buf()),
+        sources,
+        resolver,
+    })
+}
+
+/// A serde-saphyr message as `file:line:col: message` when it carries a position.
+pub fn yaml_error(path: &Path, message: &str) -> Error {
+    let first = message.lines().next().unwrap_or(message);
+    Error::at(path, None, format!("invalid YAML: {first}"))
+}
+
+impl LoadedRobot {
+    /// The rest pose: the config's SRDF group_state or joint map, else q = 0 clamped into limits.
+    pub fn rest_pose(&self) -> Result<Configuration> {
+        let robot = &self.robot;
+        let named: BTreeMap<String, f64> = match self.config.as_ref().and_then(|c| c.rest_pose.as_ref()) {
+            Some(RestPoseSpec::Values(v)) => v.clone(),
+            Some(RestPoseSpec::Named(name)) => {
+                let state = self.srdf.as_ref().and_then(|s| s.group_state(name)).ok_or_else(|| {
+                    Error::input(format!("rest_pose `{name}` is not a group_state of the robot's SRDF"))
+                })?;
+                state
+                    .values
+                    .iter()
+                    .filter(|(j, _)| {
+                        robot
+                            .joint_index(j)
+                            .is_some_and(|i| robot.joints[i].mimic.is_none() && robot.joints[i].kind.is_moving())
+                    })
+                    .map(|(k, v)| (k.clone(), *v))
+                    .collect()
+            }
+            None => BTreeMap::new(),
+        };
+        let given = Configuration::from_named(robot, &named)?;
+        Ok(Configuration::from_active(robot, |i| {
+            let v = given.values[i];
+            match robot.joints[i].limits {
+                Some((lo, hi)) if !named.contains_key(&robot.joints[i].name) => v.clamp(lo, hi),
+                _ => v,
+            }
+        }))
+    }
+}

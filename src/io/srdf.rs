@@ -1,0 +1,105 @@
+//! SRDF reader: disabled collision pairs, named joint states, virtual and passive joints.
+
+use super::xml::{Location, XmlLimits, parse_file};
+use crate::error::Result;
+use crate::model::Robot;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Clone)]
+pub struct DisabledPair {
+    pub a: String,
+    pub b: String,
+    pub reason: Option<String>,
+    pub location: Location,
+}
+
+#[derive(Debug, Clone)]
+pub struct GroupState {
+    pub name: String,
+    pub group: String,
+    pub values: BTreeMap<String, f64>,
+    pub location: Location,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Srdf {
+    pub disabled: Vec<DisabledPair>,
+    pub group_states: Vec<GroupState>,
+    pub virtual_joints: Vec<String>,
+    pub passive_joints: Vec<String>,
+}
+
+impl Srdf {
+    pub fn group_state(&self, name: &str) -> Option<&GroupState> {
+        self.group_states.iter().find(|g| g.name == name)
+    }
+}
+
+/// Reads an SRDF, checking every link and joint it names against `robot`.
+pub fn read_srdf(path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf> {
+    let root = parse_file(path, limits)?;
+    if root.name != "robot" {
+        return Err(root
+            .location
+            .error(format!("expected an SRDF <robot> root element, found <{}>", root.name)));
+    }
+    let mut srdf = Srdf::default();
+    let check_link = |name: &str, loc: &Location| -> Result<()> {
+        if robot.link_index(name).is_none() {
+            return Err(loc.error(format!("link `{name}` is not in robot `{}`", robot.name)));
+        }
+        Ok(())
+    };
+    for el in &root.children {
+        match el.name.as_str() {
+            "disable_collisions" => {
+                let a = el.required("link1")?;
+                let b = el.required("link2")?;
+                check_link(a, &el.location)?;
+                check_link(b, &el.location)?;
+                srdf.disabled.push(DisabledPair {
+                    a: a.to_string(),
+                    b: b.to_string(),
+                    reason: el.attr("reason").map(str::to_string),
+                    location: el.location.clone(),
+                });
+            }
+            "group_state" => {
+                let mut values = BTreeMap::new();
+                for j in el.children_named("joint") {
+                    let name = j.required("name")?;
+                    if robot.joint_index(name).is_none() {
+                        return Err(j
+                            .location
+                            .error(format!("joint `{name}` is not in robot `{}`", robot.name)));
+                    }
+                    let attr = j
+                        .attribute("value")
+                        .ok_or_else(|| j.location.error("<joint> is missing the attribute `value`"))?;
+                    // A multi-DoF joint lists several values; one-DoF joints take the first.
+                    let v = super::xml::parse_floats(attr, 0)?;
+                    let Some(&first) = v.first() else {
+                        return Err(j.location.error(format!("joint `{name}` has an empty value")));
+                    };
+                    values.insert(name.to_string(), first);
+                }
+                srdf.group_states.push(GroupState {
+                    name: el.required("name")?.to_string(),
+                    group: el.attr("group").unwrap_or("").to_string(),
+                    values,
+                    location: el.location.clone(),
+                });
+            }
+            "virtual_joint" => {
+                if let Some(child) = el.attr("child_link") {
+                    check_link(child, &el.location)?;
+                }
+                srdf.virtual_joints.push(el.required("name")?.to_string());
+            }
+            "passive_joint" => srdf.passive_joints.push(el.required("name")?.to_string()),
+            _ => {}
+        }
+    }
+    Ok(srdf)
+}

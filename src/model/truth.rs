@@ -1,0 +1,139 @@
+//! A link's truth geometry: every collision and visual piece, as one mesh in the link frame.
+
+use super::{GeometryPiece, Link, Shape};
+use crate::error::{Error, Result};
+use crate::geom::mesh::TriMesh;
+use crate::io::mesh::{MeshLimits, load_mesh};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A mesh file at a scale (scale compared bit for bit).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MeshKey {
+    pub path: PathBuf,
+    scale_bits: [u64; 3],
+}
+
+impl MeshKey {
+    pub fn new(path: &Path, scale: [f64; 3]) -> Self {
+        MeshKey {
+            path: path.to_path_buf(),
+            scale_bits: scale.map(f64::to_bits),
+        }
+    }
+    pub fn scale(&self) -> [f64; 3] {
+        self.scale_bits.map(f64::from_bits)
+    }
+}
+
+/// Meshes loaded once each, in parallel.
+#[derive(Debug, Default)]
+pub struct MeshCache {
+    meshes: HashMap<MeshKey, std::result::Result<Arc<TriMesh>, Error>>,
+}
+
+impl MeshCache {
+    /// Loads every key; the first failure (in key order) is the error.
+    pub fn load(keys: &[MeshKey], limits: &MeshLimits, max_total_triangles: usize) -> Result<Self> {
+        let cache = Self::load_each(keys, limits);
+        let mut total = 0usize;
+        for k in keys {
+            match &cache.meshes[k] {
+                Err(e) => return Err(e.clone()),
+                Ok(m) => total += m.triangles.len(),
+            }
+        }
+        if total > max_total_triangles {
+            return Err(Error::input(format!(
+                "the robot's meshes hold {total} triangles, over the limit of {max_total_triangles} (raise it with --max-total-triangles)"
+            )));
+        }
+        Ok(cache)
+    }
+
+    /// Loads every key, keeping each one's own result.
+    pub fn load_each(keys: &[MeshKey], limits: &MeshLimits) -> Self {
+        let progress = crate::report::progress::bar(keys.len() as u64, "loading meshes");
+        let results: Vec<_> = keys
+            .par_iter()
+            .map(|k| {
+                let r = load_mesh(&k.path, k.scale(), limits).map(Arc::new);
+                progress.inc(1);
+                (k.clone(), r)
+            })
+            .collect();
+        progress.finish_and_clear();
+        MeshCache {
+            meshes: results.into_iter().collect(),
+        }
+    }
+
+    pub fn get(&self, key: &MeshKey) -> Option<&Arc<TriMesh>> {
+        self.meshes.get(key).and_then(|r| r.as_ref().ok())
+    }
+
+    pub fn error(&self, key: &MeshKey) -> Option<&Error> {
+        self.meshes.get(key).and_then(|r| r.as_ref().err())
+    }
+}
+
+/// Segments used to mesh round primitives; the mesh is circumscribed, so it contains the solid.
+const ROUND_SEGMENTS: usize = 32;
+
+/// One piece's surface in the link frame, as triangles.
+pub fn piece_mesh(piece: &GeometryPiece, cache: &MeshCache) -> Result<TriMesh> {
+    let local = match &piece.shape {
+        Shape::Mesh { path, scale, .. } => {
+            let key = MeshKey::new(path, *scale);
+            match cache.get(&key) {
+                Some(m) => (**m).clone(),
+                None => {
+                    return Err(cache
+                        .error(&key)
+                        .cloned()
+                        .unwrap_or_else(|| Error::input(format!("{} was not loaded", path.display()))));
+                }
+            }
+        }
+        Shape::Box { size } => crate::geom::primitive_mesh::box_mesh([size[0] / 2.0, size[1] / 2.0, size[2] / 2.0]),
+        Shape::Cylinder { radius, length } => {
+            crate::geom::primitive_mesh::cylinder_mesh(*radius, *length, ROUND_SEGMENTS)
+        }
+        Shape::Sphere { radius } => crate::geom::primitive_mesh::ellipsoid_mesh([*radius; 3], ROUND_SEGMENTS),
+        Shape::Capsule { radius, length } => {
+            crate::geom::primitive_mesh::capsule_mesh(*radius, *length, ROUND_SEGMENTS)
+        }
+        Shape::Ellipsoid { radii } => crate::geom::primitive_mesh::ellipsoid_mesh(*radii, ROUND_SEGMENTS),
+    };
+    let iso = piece.origin;
+    let vertices = local
+        .vertices
+        .iter()
+        .map(|v| {
+            let p = iso * nalgebra::Point3::new(v[0], v[1], v[2]);
+            [p.x, p.y, p.z]
+        })
+        .collect();
+    Ok(TriMesh {
+        vertices,
+        triangles: local.triangles,
+    })
+}
+
+/// The link's truth: the union of all its pieces as one mesh (`None` when it has none).
+pub fn link_truth(link: &Link, cache: &MeshCache) -> Result<Option<TriMesh>> {
+    if link.geometry.is_empty() {
+        return Ok(None);
+    }
+    let mut out = TriMesh::default();
+    for piece in &link.geometry {
+        let m = piece_mesh(piece, cache)?;
+        let base = out.vertices.len() as u32;
+        out.vertices.extend(m.vertices);
+        out.triangles
+            .extend(m.triangles.iter().map(|t| [t[0] + base, t[1] + base, t[2] + base]));
+    }
+    Ok(Some(out))
+}

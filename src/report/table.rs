@@ -1,0 +1,67 @@
+//! Plain-text tables with aligned columns; numbers right-aligned.
+
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(header: &[&str]) -> Self {
+        Table {
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn render(&self) -> String {
+        let cols = self.header.len();
+        let mut width = vec![0; cols];
+        for r in std::iter::once(&self.header).chain(&self.rows) {
+            for (i, c) in r.iter().enumerate().take(cols) {
+                width[i] = width[i].max(c.chars().count());
+            }
+        }
+        let numeric: Vec<bool> = (0..cols)
+            .map(|i| {
+                self.rows.iter().all(|r| {
+                    r.get(i)
+                        .is_none_or(|c| c.is_empty() || c == "-" || c.trim_end_matches('%').parse::<f64>().is_ok())
+                }) && !self.rows.is_empty()
+            })
+            .collect();
+        let line = |cells: &[String]| {
+            let mut s = String::new();
+            for i in 0..cols {
+                let c = cells.get(i).map(String::as_str).unwrap_or("");
+                let pad = width[i] - c.chars().count();
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                if numeric[i] {
+                    s.push_str(&" ".repeat(pad));
+                    s.push_str(c);
+                } else {
+                    s.push_str(c);
+                    if i + 1 < cols {
+                        s.push_str(&" ".repeat(pad));
+                    }
+                }
+            }
+            s.trim_end().to_string() + "\n"
+        };
+        let mut out = line(&self.header);
+        out += &line(&width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>());
+        for r in &self.rows {
+            out += &line(r);
+        }
+        out
+    }
+}

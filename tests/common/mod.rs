@@ -1,0 +1,28 @@
+//! Shared helpers for the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `.robots/site` install; tests that need real robots fail clearly without it.
+pub fn site() -> PathBuf {
+    let p = repo().join(".robots/site");
+    assert!(
+        p.is_dir(),
+        "real robots are not installed: run `make robots` first ({} missing)",
+        p.display()
+    );
+    p
+}
+
+pub fn erd() -> PathBuf {
+    site().join("cmeel.prefix/share/example-robot-data/robots")
+}
+
+/// The `collide` binary built for this test run.
+pub fn collide() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_collide"))
+}
