@@ -1,1 +1,3 @@
 //! Readers and writers: robot descriptions, meshes, manifests, package paths.
+
+pub mod mesh;
