@@ -368,3 +368,4 @@ fn garbage_never_panics() {
         }
     }
 }
+

@@ -195,6 +195,7 @@ def main():
 </COLLADA>
 """)
     write("bad/malformed.dae", "<?xml version=\"1.0\"?>\n<COLLADA version=\"1.4.1\">\n  <asset>\n</COLLADA>\n")
+    write("bad/index_out_of_range.dae", collada_two_parts().replace("<p>4 7 3", "<p>99 7 3", 1))
     write("bad/point.stl", ascii_stl([((1.0, 2.0, 3.0), (1.0, 2.0, 3.0), (1.0, 2.0, 3.0))]))
 
 
