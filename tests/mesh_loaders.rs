@@ -368,4 +368,3 @@ fn garbage_never_panics() {
         }
     }
 }
-

@@ -1,3 +1,4 @@
 //! Readers and writers: robot descriptions, meshes, manifests, package paths.
 
+pub mod atomic;
 pub mod mesh;
