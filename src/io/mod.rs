@@ -1,5 +1,6 @@
 //! Readers and writers: robot descriptions, meshes, manifests, package paths.
 
+pub mod atomic;
 pub mod mesh;
 pub mod mjcf;
 pub mod package;

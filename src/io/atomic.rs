@@ -1,0 +1,179 @@
+//! Replacing a file atomically: nothing is ever half-written.
+//!
+//! The bytes go to a temporary file in the target's directory (so the final
+//! rename stays on one file system), which is flushed to disk and then renamed
+//! over the target. Until the rename, the existing file is untouched; if any
+//! step fails, the temporary file is removed and the target is left as it was.
+
+use crate::error::{Error, Result};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Writes `bytes` to `path` atomically (temporary file in the same directory,
+/// fsync, rename). An existing file keeps its permissions; a new one gets
+/// `rw-r--r--`. A symbolic link is followed: its target is replaced.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, bytes, &mut |_| Ok(()))
+}
+
+/// The steps of [`write_atomic`], where tests inject failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Create,
+    /// Half of the bytes are written.
+    MidWrite,
+    Sync,
+    Rename,
+}
+
+fn write_atomic_with(
+    path: &Path,
+    bytes: &[u8],
+    fault: &mut dyn FnMut(Step) -> io::Result<()>,
+) -> Result<()> {
+    let target = resolve_target(path)?;
+    let fail =
+        |what: &str, e: io::Error| Error::at(path, None, format!("cannot write: {what}: {e}"));
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .ok_or_else(|| Error::at(path, None, "cannot write: not a file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let existing = match fs::metadata(&target) {
+        Ok(m) if m.is_dir() => {
+            return Err(Error::at(path, None, "cannot write: is a directory"));
+        }
+        Ok(m) => Some(m.permissions()),
+        Err(_) => None,
+    };
+
+    fault(Step::Create).map_err(|e| fail("creating a temporary file", e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| {
+            fail(
+                &format!("creating a temporary file in {}", dir.display()),
+                e,
+            )
+        })?;
+    // A temporary file is private (rw-------); give it the old file's permissions.
+    if let Some(permissions) = existing.or_else(default_permissions) {
+        tmp.as_file()
+            .set_permissions(permissions)
+            .map_err(|e| fail("setting permissions", e))?;
+    }
+
+    let half = bytes.len() / 2;
+    tmp.write_all(&bytes[..half])
+        .and_then(|()| fault(Step::MidWrite))
+        .and_then(|()| tmp.write_all(&bytes[half..]))
+        .and_then(|()| tmp.flush())
+        .map_err(|e| fail("writing", e))?;
+    fault(Step::Sync)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| fail("flushing to disk", e))?;
+    fault(Step::Rename).map_err(|e| fail("renaming into place", e))?;
+    // On failure the returned error owns the temporary file, which removes it when dropped.
+    tmp.persist(&target)
+        .map_err(|e| fail("renaming into place", e.error))?;
+    // Make the rename itself durable (best effort: not every platform can sync a directory).
+    if let Ok(d) = fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// The file to replace: `path`, or where it points if it is a symbolic link.
+fn resolve_target(path: &Path) -> Result<PathBuf> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path).map_err(|e| {
+            Error::at(
+                path,
+                None,
+                format!("cannot write: symbolic link does not resolve: {e}"),
+            )
+        }),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+#[cfg(unix)]
+fn default_permissions() -> Option<fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn default_permissions() -> Option<fs::Permissions> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn an_injected_failure_at_any_step_leaves_the_old_file_and_no_temporary() {
+        for step in [Step::Create, Step::MidWrite, Step::Sync, Step::Rename] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("manifest.yaml");
+            fs::write(&path, "old contents\n").unwrap();
+            let new = "new contents, long enough to be written in two halves\n".repeat(100);
+            let err = write_atomic_with(&path, new.as_bytes(), &mut |s| {
+                if s == step {
+                    Err(io::Error::other("injected failure"))
+                } else {
+                    Ok(())
+                }
+            })
+            .unwrap_err();
+            assert!(
+                err.message.contains("injected failure"),
+                "{step:?}: {}",
+                err.message
+            );
+            assert!(err.message.starts_with(&path.display().to_string()));
+            assert_eq!(
+                fs::read_to_string(&path).unwrap(),
+                "old contents\n",
+                "{step:?}"
+            );
+            assert_eq!(
+                listing(dir.path()),
+                ["manifest.yaml"],
+                "{step:?}: temporary file left behind"
+            );
+        }
+    }
+
+    #[test]
+    fn an_injected_failure_leaves_no_file_when_there_was_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.yaml");
+        let r = write_atomic_with(&path, b"x", &mut |s| {
+            if s == Step::Rename {
+                Err(io::Error::other("no"))
+            } else {
+                Ok(())
+            }
+        });
+        assert!(r.is_err());
+        assert!(listing(dir.path()).is_empty());
+    }
+}
