@@ -1,4 +1,5 @@
 //! Readers and writers: robot descriptions, meshes, manifests, package paths.
 
 pub mod atomic;
+pub mod manifest;
 pub mod mesh;
