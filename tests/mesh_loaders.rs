@@ -368,3 +368,82 @@ fn garbage_never_panics() {
         }
     }
 }
+
+/// two_parts_mm.dae with its `<library_visual_scenes>` replaced.
+fn collada_with_scene(scene: &str) -> (tempfile::TempDir, PathBuf) {
+    let text = std::fs::read_to_string(mesh_path("two_parts_mm.dae")).unwrap();
+    let start = text.find("<library_visual_scenes>").unwrap();
+    let end = text.find("</library_visual_scenes>").unwrap() + "</library_visual_scenes>".len();
+    let mut text = format!("{}{}{}", &text[..start], scene, &text[end..]);
+    if scene.is_empty() {
+        let s = text.find("<scene>").unwrap();
+        let e = text.find("</scene>").unwrap() + "</scene>".len();
+        text.replace_range(s..e, "");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_temp(&dir, "scene.dae", &text);
+    (dir, p)
+}
+
+#[test]
+fn collada_without_a_scene_uses_every_geometry_unplaced() {
+    let (_dir, p) = collada_with_scene("");
+    let (m, info) = load_mesh_with_info(&p, [1.0; 3], &MeshLimits::default()).unwrap();
+    assert_eq!(info.parts, 2);
+    assert_eq!(m.triangles.len(), 24);
+    assert_eq!(
+        m.vertices.len(),
+        8,
+        "both parts at the origin weld together"
+    );
+    let (lo, hi) = bounds(&m);
+    assert_eq!(lo, [0.0; 3]);
+    for h in hi {
+        assert_close(h, 0.01, "unit applied");
+    }
+}
+
+#[test]
+fn collada_mirroring_node_keeps_triangles_outward() {
+    let (_dir, p) = collada_with_scene(
+        r##"<library_visual_scenes><visual_scene id="Scene">
+      <node id="M"><scale>-1 1 1</scale><instance_geometry url="#partA"/></node>
+    </visual_scene></library_visual_scenes>"##,
+    );
+    let m = load_mesh(&p, [1.0; 3], &MeshLimits::default()).unwrap();
+    let (lo, hi) = bounds(&m);
+    assert_close(lo[0], -0.01, "mirrored in x");
+    assert_eq!(hi[0], 0.0);
+    assert_close(signed_volume(&m), 1e-6, "still outward");
+    // Mirrored by the node and again by the scale: back to the original winding.
+    let m = load_mesh(&p, [-1.0, 1.0, 1.0], &MeshLimits::default()).unwrap();
+    assert_close(signed_volume(&m), 1e-6, "still outward");
+}
+
+#[test]
+fn collada_scene_errors_name_the_line() {
+    let (_dir, p) = collada_with_scene(
+        r##"<library_visual_scenes><visual_scene id="Scene">
+      <node id="A"><rotate>0 0 1</rotate><instance_geometry url="#partA"/></node>
+    </visual_scene></library_visual_scenes>"##,
+    );
+    let msg = error_of(&p, &MeshLimits::default());
+    assert!(
+        msg.contains(":45:20: COLLADA: <rotate> needs 4 numbers, found 3"),
+        "{msg}"
+    );
+    let (_dir, p) = collada_with_scene(
+        r##"<library_visual_scenes><visual_scene id="Scene">
+      <node id="A"><instance_geometry url="#nothing"/></node>
+    </visual_scene></library_visual_scenes>"##,
+    );
+    let msg = error_of(&p, &MeshLimits::default());
+    assert!(msg.contains("names unknown geometry `#nothing`"), "{msg}");
+    let (_dir, p) = collada_with_scene(
+        r##"<library_visual_scenes><visual_scene id="Scene">
+      <node id="A"><instance_node url="#B"/></node><node id="B"><instance_node url="#A"/></node>
+    </visual_scene></library_visual_scenes>"##,
+    );
+    let msg = error_of(&p, &MeshLimits::default());
+    assert!(msg.contains("cycle"), "{msg}");
+}

@@ -1,6 +1,7 @@
 //! Readers and writers: robot descriptions, meshes, manifests, package paths.
 
 pub mod atomic;
+pub mod manifest;
 pub mod mesh;
 pub mod mjcf;
 pub mod package;
