@@ -7,5 +7,6 @@
 pub mod error;
 pub mod geom;
 pub mod io;
+pub mod kernel;
 pub mod messages;
 pub mod model;
