@@ -10,16 +10,31 @@
 
 use super::distance_box_capsule::box_capsule;
 use super::distance_hull_hull::TightPosed;
-use super::gjk::{self, Witness, gjk_distance};
+use super::gjk::{self, GjkResult, Witness, gjk_distance};
 use super::shapes::{Capsule, PosedHull, Segment};
 use super::vec3::sub;
 
 /// GJK hull–capsule distance alone (lower bound, exact on convergence).
 #[inline]
 pub fn hull_capsule(h: &PosedHull<'_>, c: &Capsule, warm: Option<&mut Witness>) -> f64 {
-    let seg = Segment { a: c.a, b: c.b };
-    let init = sub(seg_mid(c), h.vertex0());
-    gjk_distance(h, &seg, init, warm, gjk::MAX_ITER).lower - c.radius
+    hull_segment_gjk(h, c.a, c.b, warm).lower - c.radius
+}
+
+/// GJK between a hull and the segment `a`–`b` (the capsule core), with its diagnostics.
+#[inline]
+pub fn hull_segment_gjk(
+    h: &PosedHull<'_>,
+    a: [f64; 3],
+    b: [f64; 3],
+    warm: Option<&mut Witness>,
+) -> GjkResult {
+    let seg = Segment { a, b };
+    let mid = [
+        0.5 * (a[0] + b[0]),
+        0.5 * (a[1] + b[1]),
+        0.5 * (a[2] + b[2]),
+    ];
+    gjk_distance(h, &seg, sub(mid, h.vertex0()), warm, gjk::MAX_ITER)
 }
 
 #[inline(always)]

@@ -54,6 +54,9 @@ pub struct GjkResult {
     pub upper: f64,
     /// Number of support queries made.
     pub iterations: u32,
+    /// Unit direction `n` certifying `lower` when finite: `min_{a∈A} n·a − max_{b∈B} n·b
+    /// >= lower` (A lies beyond the plane on the `+n` side). Zero when no bound was computed.
+    pub normal: V3,
     /// `true` when stopped by the tolerance, by overlap or by the rounding floor.
     pub converged: bool,
 }
@@ -273,6 +276,7 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
         ib: [0; 4],
     };
     let mut best_lb = f64::NEG_INFINITY;
+    let mut best_n = [0.0; 3];
     let mut iterations = 0u32;
     let warm_in = warm.as_ref().map(|w| **w).unwrap_or_default();
     if warm_in.n > 0 {
@@ -292,6 +296,7 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
         iterations += 1;
         let dn = norm2(d).sqrt();
         best_lb = -dot(w, d) / dn;
+        best_n = scale(d, -1.0 / dn);
         s.p[0] = w;
         s.ia[0] = ia;
         s.ib[0] = ib;
@@ -335,6 +340,7 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
         let lb = dot(w, v) / upper;
         if lb > best_lb {
             best_lb = lb;
+            best_n = scale(v, 1.0 / upper);
         }
         if upper - best_lb <= tol || s.contains(ia, ib) {
             converged = true;
@@ -355,6 +361,7 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
         lower,
         upper,
         iterations,
+        normal: best_n,
         converged,
     }
 }
