@@ -8,6 +8,7 @@ pub mod cli;
 pub mod error;
 pub mod geom;
 pub mod io;
+pub mod kernel;
 pub mod messages;
 pub mod model;
 pub mod report;

@@ -1,0 +1,335 @@
+//! `check_self_collision`: broad phase, narrow-phase dispatch and the verdict.
+//!
+//! # Semantics
+//!
+//! For every checked link pair (see [`Model::checked_pairs`]) the pair's value is the minimum
+//! over its primitive pairs of a per-primitive-pair value `v` with `v <= true distance`
+//! (0 when the solids touch or overlap; see each `distance_*` module for which routines are
+//! exact). A pair **trips** when its value is `<= margin` — or is NaN (non-finite `q`): the
+//! comparison is written so that NaN trips.
+//!
+//! Broad phase: each primitive has a bounding sphere (link frame, precomputed). A primitive
+//! pair whose sphere gap `|c1 − c2| − r1 − r2` exceeds `margin + refine_band` skips the narrow
+//! phase and contributes the sphere gap, a lower bound on its distance. A primitive pair whose
+//! sphere gap is already `>=` the pair's running minimum is skipped too (it cannot lower it).
+//! Narrow phases refine to the exact distance whenever their conservative bound is at most
+//! `margin + refine_band`.
+//!
+//! Consequently every reported pair value `v` satisfies `v <= true distance`, and whenever
+//! `v <= margin + refine_band` it is the exact distance (within the GJK tolerance, unless the
+//! GJK iteration cap was hit, in which case it is still a lower bound). `min_distance` is the
+//! smallest pair value: a lower bound on the true minimum distance over checked pairs, exact
+//! when it is `<= margin + refine_band`; `+∞` when there is no checked pair.
+//!
+//! Negative values mean overlap; their magnitude is routine-specific and is not a
+//! penetration depth (GJK- and SAT-based values are lower bounds on the signed distance,
+//! capsule-based values are `segment distance − radii`).
+//!
+//! Determinism: the pairs are visited in a fixed order with fixed arithmetic, so the same
+//! `q` and the same workspace state give bit-identical results. With warm start off (the
+//! default) the workspace carries no state between calls; with it on, results depend on the
+//! stored witnesses at the level of the GJK tolerance.
+
+use super::distance_box_box::box_box_refined;
+use super::distance_box_capsule::box_capsule;
+use super::distance_capsule_capsule::capsule_capsule;
+use super::distance_hull_box::tight_box;
+use super::distance_hull_capsule::tight_capsule;
+use super::distance_hull_hull::{TightPosed, tight_tight};
+use super::gjk::Witness;
+use super::model::{Model, PrimKind};
+use super::shapes::{Capsule, HullPoints, Obb, PosedHull};
+use super::vec3::{Iso, Mat3, V3, norm2, sub};
+
+/// A primitive placed in the world frame by [`Model::fk`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum WorldPrim {
+    Capsule(Capsule),
+    Box(Obb),
+    Tight(Obb),
+}
+
+/// Counters of the last check (diagnostics; no effect on results).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckStats {
+    /// Primitive pairs considered.
+    pub prim_pairs: u32,
+    /// Primitive pairs skipped by the bounding-sphere test.
+    pub sphere_skipped: u32,
+    /// Primitive pairs that ran a narrow phase.
+    pub narrow: u32,
+}
+
+/// Result of [`Model::check_self_collision`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CheckResult {
+    /// Some checked pair's value is `<= margin` (or NaN).
+    pub tripped: bool,
+    /// The first tripping pair in [`Model::checked_pairs`] order.
+    pub first_tripping_pair: Option<(usize, usize)>,
+    /// Minimum pair value (metres); see the module docs for what it guarantees.
+    pub min_distance: f64,
+    /// The pair attaining `min_distance` (first in order on ties).
+    pub min_pair: Option<(usize, usize)>,
+}
+
+/// Preallocated buffers for [`Model::fk`] and [`Model::check_self_collision`]. Make one per
+/// model (and per thread) with [`Model::workspace`].
+#[derive(Clone, Debug)]
+pub struct Workspace {
+    n_links: usize,
+    n_prims: usize,
+    n_pairs: usize,
+    n_slots: usize,
+    pub(crate) joint_value: Vec<f64>,
+    pub(crate) link_pose: Vec<Iso>,
+    pub(crate) world: Vec<WorldPrim>,
+    pub(crate) sphere_c: Vec<V3>,
+    pair_dist: Vec<f64>,
+    witness: Vec<Witness>,
+    warm_start: bool,
+    stats: CheckStats,
+}
+
+impl Workspace {
+    pub(crate) fn assert_fits(&self, m: &Model) {
+        assert!(
+            self.n_links == m.n_links()
+                && self.n_prims == m.prims.len()
+                && self.n_pairs == m.checked_pairs().len()
+                && self.n_slots == m.n_slots,
+            "workspace was made for another model"
+        );
+    }
+
+    /// World pose of link `i` after the last [`Model::fk`]: (rotation, translation), the
+    /// rotation row-major with the link axes as columns.
+    pub fn link_pose(&self, i: usize) -> (Mat3, V3) {
+        (self.link_pose[i].rot, self.link_pose[i].pos)
+    }
+
+    /// Joint values of the last [`Model::fk`], one per link (0 for fixed joints, mimic joints
+    /// resolved).
+    pub fn joint_values(&self) -> &[f64] {
+        &self.joint_value
+    }
+
+    /// Per checked pair value of the last check made with `want_all_pairs = true`, in
+    /// [`Model::checked_pairs`] order.
+    pub fn pair_distances(&self) -> &[f64] {
+        &self.pair_dist
+    }
+
+    /// Enable or disable GJK warm start from the previous witness of each primitive pair.
+    pub fn set_warm_start(&mut self, on: bool) {
+        self.warm_start = on;
+    }
+
+    pub fn warm_start(&self) -> bool {
+        self.warm_start
+    }
+
+    /// Forget every stored witness.
+    pub fn reset_warm_start(&mut self) {
+        for w in &mut self.witness {
+            *w = Witness::default();
+        }
+    }
+
+    pub fn stats(&self) -> CheckStats {
+        self.stats
+    }
+}
+
+impl Model {
+    /// A workspace sized for this model (allocates; do it once).
+    pub fn workspace(&self) -> Workspace {
+        let n = self.n_links();
+        let np = self.prims.len();
+        Workspace {
+            n_links: n,
+            n_prims: np,
+            n_pairs: self.checked_pairs().len(),
+            n_slots: self.n_slots,
+            joint_value: vec![0.0; n],
+            link_pose: vec![Iso::IDENTITY; n],
+            world: vec![
+                WorldPrim::Capsule(Capsule {
+                    a: [0.0; 3],
+                    b: [0.0; 3],
+                    radius: 0.0
+                });
+                np
+            ],
+            sphere_c: vec![[0.0; 3]; np],
+            pair_dist: vec![f64::INFINITY; self.checked_pairs().len()],
+            witness: vec![Witness::default(); self.n_slots],
+            warm_start: false,
+            stats: CheckStats::default(),
+        }
+    }
+
+    /// Forward kinematics then the self-collision check (see the module docs). With
+    /// `want_all_pairs`, every checked pair's value is written to
+    /// [`Workspace::pair_distances`]. No allocation.
+    ///
+    /// Panics when `q.len() != self.dof()` or `ws` belongs to another model.
+    pub fn check_self_collision(
+        &self,
+        q: &[f64],
+        ws: &mut Workspace,
+        want_all_pairs: bool,
+    ) -> CheckResult {
+        self.fk(q, ws);
+        self.check_placed(ws, want_all_pairs)
+    }
+
+    /// The check on the poses already in `ws` (after [`Model::fk`]).
+    pub fn check_placed(&self, ws: &mut Workspace, want_all_pairs: bool) -> CheckResult {
+        ws.assert_fits(self);
+        let margin = self.margin();
+        let threshold = margin + self.refine_band();
+        let mut stats = CheckStats::default();
+        let mut res = CheckResult {
+            tripped: false,
+            first_tripping_pair: None,
+            min_distance: f64::INFINITY,
+            min_pair: None,
+        };
+        let warm = ws.warm_start;
+        let Workspace {
+            link_pose,
+            world,
+            sphere_c,
+            pair_dist,
+            witness,
+            ..
+        } = ws;
+        for (pi, &(la, lb)) in self.checked_pairs().iter().enumerate() {
+            let (s, e) = self.pair_ranges[pi];
+            let mut d = f64::INFINITY;
+            for pp in &self.prim_pairs[s as usize..e as usize] {
+                stats.prim_pairs += 1;
+                let (ia, ib) = (pp.a as usize, pp.b as usize);
+                let dc2 = norm2(sub(sphere_c[ia], sphere_c[ib]));
+                let reach = pp.rsum + threshold;
+                if dc2 > reach * reach {
+                    // Sphere gap > margin + band: skip, contribute the gap (a lower bound).
+                    stats.sphere_skipped += 1;
+                    let g = dc2.sqrt() - pp.rsum;
+                    if g < d {
+                        d = g;
+                    }
+                    continue;
+                }
+                // A pair that cannot lower the running minimum need not be refined.
+                if d.is_finite() {
+                    let r = pp.rsum + d;
+                    if r >= 0.0 && dc2 >= r * r {
+                        stats.sphere_skipped += 1;
+                        continue;
+                    }
+                }
+                stats.narrow += 1;
+                let w = if warm && pp.slot != u32::MAX {
+                    Some(&mut witness[pp.slot as usize])
+                } else {
+                    None
+                };
+                let v = self.narrow(ia, ib, world, link_pose, threshold, w);
+                if v.is_nan() || v < d {
+                    d = v;
+                }
+                if d.is_nan() {
+                    break;
+                }
+            }
+            if want_all_pairs {
+                pair_dist[pi] = d;
+            }
+            if !(d > margin) && !res.tripped {
+                res.tripped = true;
+                res.first_tripping_pair = Some((la, lb));
+            }
+            if (d.is_nan() && !res.min_distance.is_nan()) || d < res.min_distance {
+                res.min_distance = d;
+                res.min_pair = Some((la, lb));
+            }
+        }
+        ws.stats = stats;
+        res
+    }
+
+    #[inline(always)]
+    fn tight_posed<'a>(&'a self, obb: &Obb, prim: usize, link_pose: &[Iso]) -> TightPosed<'a> {
+        let p = &self.prims[prim];
+        match &p.kind {
+            PrimKind::Tight { dop, off, len, .. } => {
+                let pose = &link_pose[p.link];
+                TightPosed {
+                    obb: *obb,
+                    dop,
+                    hull: PosedHull {
+                        pts: HullPoints {
+                            x: &self.hx[*off..*off + *len],
+                            y: &self.hy[*off..*off + *len],
+                            z: &self.hz[*off..*off + *len],
+                        },
+                        rot: pose.rot,
+                        pos: pose.pos,
+                    },
+                }
+            }
+            _ => unreachable!("not a tight primitive"),
+        }
+    }
+
+    #[inline(always)]
+    fn box_dop(&self, prim: usize) -> &super::dop26::Dop26 {
+        match &self.prims[prim].kind {
+            PrimKind::Box(_, d) => d,
+            _ => unreachable!("not a box primitive"),
+        }
+    }
+
+    #[inline(always)]
+    fn narrow(
+        &self,
+        ia: usize,
+        ib: usize,
+        world: &[WorldPrim],
+        link_pose: &[Iso],
+        threshold: f64,
+        w: Option<&mut Witness>,
+    ) -> f64 {
+        match (&world[ia], &world[ib]) {
+            (WorldPrim::Capsule(a), WorldPrim::Capsule(b)) => {
+                capsule_capsule(a.a, a.b, a.radius, b.a, b.b, b.radius)
+            }
+            (WorldPrim::Box(o), WorldPrim::Capsule(c))
+            | (WorldPrim::Capsule(c), WorldPrim::Box(o)) => box_capsule(o, c.a, c.b, c.radius),
+            (WorldPrim::Box(a), WorldPrim::Box(b)) => box_box_refined(a, b, threshold, w),
+            (WorldPrim::Tight(a), WorldPrim::Tight(b)) => {
+                let ta = self.tight_posed(a, ia, link_pose);
+                let tb = self.tight_posed(b, ib, link_pose);
+                tight_tight(&ta, &tb, threshold, w)
+            }
+            (WorldPrim::Tight(a), WorldPrim::Capsule(c)) => {
+                let ta = self.tight_posed(a, ia, link_pose);
+                tight_capsule(&ta, c, threshold, w)
+            }
+            (WorldPrim::Capsule(c), WorldPrim::Tight(b)) => {
+                let tb = self.tight_posed(b, ib, link_pose);
+                tight_capsule(&tb, c, threshold, w)
+            }
+            (WorldPrim::Tight(a), WorldPrim::Box(b)) => {
+                let ta = self.tight_posed(a, ia, link_pose);
+                tight_box(&ta, b, self.box_dop(ib), threshold, w)
+            }
+            (WorldPrim::Box(a), WorldPrim::Tight(b)) => {
+                let tb = self.tight_posed(b, ib, link_pose);
+                tight_box(&tb, a, self.box_dop(ia), threshold, w)
+            }
+        }
+    }
+}

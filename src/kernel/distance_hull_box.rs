@@ -1,0 +1,67 @@
+//! Tight–box distance (refined link against a plain box link): staged **lower bound**, exact
+//! on convergence.
+//!
+//! Stage 1: `max(15-axis box SAT, 26-DOP SAT against the box's own DOP)`; the box's DOP is
+//! exact for it (faces `h_i`, edges `(h_i + h_j)/√2`, corners `Σh/√3`), and the hull lies in
+//! the refined link's box and DOP, so both are lower bounds. Stage 2, only when stage 1 is at
+//! most the threshold: GJK of the hull against the box (closed-form box support). Result
+//! `max(stage 1, GJK lower bound)`; overlap gives a value `<= 0`.
+
+use super::distance_box_box::box_box_sat;
+use super::distance_hull_hull::TightPosed;
+use super::dop26::{Dop26, dop_dop_lower_bound};
+use super::gjk::{self, Witness, gjk_distance};
+use super::shapes::Obb;
+use super::vec3::sub;
+
+/// The 26 support values of a box with half extents `h`, in its own frame.
+pub fn box_dop(h: [f64; 3]) -> Dop26 {
+    let s2 = std::f64::consts::FRAC_1_SQRT_2;
+    let s3 = 1.0 / 3f64.sqrt();
+    let mut d = [0.0; 26];
+    d[0] = h[0];
+    d[1] = h[0];
+    d[2] = h[1];
+    d[3] = h[1];
+    d[4] = h[2];
+    d[5] = h[2];
+    for k in 6..10 {
+        d[k] = (h[0] + h[1]) * s2;
+    }
+    for k in 10..14 {
+        d[k] = (h[0] + h[2]) * s2;
+    }
+    for k in 14..18 {
+        d[k] = (h[1] + h[2]) * s2;
+    }
+    for v in d.iter_mut().skip(18) {
+        *v = (h[0] + h[1] + h[2]) * s3;
+    }
+    // Rounding must not make the box's DOP smaller than the box: nudge edge/corner values up
+    // by a relative ulp-scale amount (an upper bound stays an upper bound).
+    for v in d.iter_mut().skip(6) {
+        *v *= 1.0 + 4.0 * f64::EPSILON;
+    }
+    Dop26::new(d)
+}
+
+/// The staged tight–box distance; see the module docs. `bdop` is [`box_dop`] of `b`.
+#[inline]
+pub fn tight_box(
+    t: &TightPosed<'_>,
+    b: &Obb,
+    bdop: &Dop26,
+    threshold: f64,
+    warm: Option<&mut Witness>,
+) -> f64 {
+    let sat = box_box_sat(&t.obb, b);
+    if sat > threshold {
+        return sat;
+    }
+    let s1 = sat.max(dop_dop_lower_bound(&t.obb, t.dop, b, bdop));
+    if s1 > threshold {
+        return s1;
+    }
+    let g = gjk_distance(&t.hull, b, sub(b.center, t.obb.center), warm, gjk::MAX_ITER);
+    s1.max(g.lower)
+}

@@ -1,0 +1,79 @@
+//! Tight–capsule distance (refined link against a capsule link): staged **lower bound**,
+//! exact on convergence.
+//!
+//! Stage 1: the exact box–capsule distance on the refined link's box
+//! ([`super::distance_box_capsule`]); the hull lies inside the box, so this is a lower bound
+//! on the hull–capsule distance. Stage 2, only when stage 1 is at most the threshold: GJK of
+//! the hull against the capsule's core segment, the radius subtracted afterwards (a capsule is
+//! `segment ⊕ ball(r)`, so `dist(hull, capsule) = dist(hull, segment) − r` when positive). The
+//! result is `max(stage 1, GJK lower bound − r)`; overlap gives a value `<= 0`.
+
+use super::distance_box_capsule::box_capsule;
+use super::distance_hull_hull::TightPosed;
+use super::gjk::{self, GjkResult, Witness, gjk_distance};
+use super::shapes::{Capsule, PosedHull, Segment};
+use super::vec3::sub;
+
+/// GJK hull–capsule distance alone (lower bound, exact on convergence).
+#[inline]
+pub fn hull_capsule(h: &PosedHull<'_>, c: &Capsule, warm: Option<&mut Witness>) -> f64 {
+    hull_segment_gjk(h, c.a, c.b, warm).lower - c.radius
+}
+
+/// GJK between a hull and the segment `a`–`b` (the capsule core), with its diagnostics.
+#[inline]
+pub fn hull_segment_gjk(
+    h: &PosedHull<'_>,
+    a: [f64; 3],
+    b: [f64; 3],
+    warm: Option<&mut Witness>,
+) -> GjkResult {
+    let seg = Segment { a, b };
+    let mid = [
+        0.5 * (a[0] + b[0]),
+        0.5 * (a[1] + b[1]),
+        0.5 * (a[2] + b[2]),
+    ];
+    gjk_distance(h, &seg, sub(mid, h.vertex0()), warm, gjk::MAX_ITER)
+}
+
+#[inline(always)]
+fn seg_mid(c: &Capsule) -> [f64; 3] {
+    [
+        0.5 * (c.a[0] + c.b[0]),
+        0.5 * (c.a[1] + c.b[1]),
+        0.5 * (c.a[2] + c.b[2]),
+    ]
+}
+
+/// The staged tight–capsule distance; see the module docs.
+#[inline]
+pub fn tight_capsule(
+    t: &TightPosed<'_>,
+    c: &Capsule,
+    threshold: f64,
+    warm: Option<&mut Witness>,
+) -> f64 {
+    let s1 = box_capsule(&t.obb, c.a, c.b, c.radius);
+    if s1 > threshold {
+        return s1;
+    }
+    let seg = Segment { a: c.a, b: c.b };
+    let g = gjk_distance(
+        &t.hull,
+        &seg,
+        sub(seg_mid(c), t.obb.center),
+        warm,
+        gjk::MAX_ITER,
+    );
+    s1.max(g.lower - c.radius)
+}
+
+impl PosedHull<'_> {
+    /// The first stored point, placed.
+    #[inline(always)]
+    pub fn vertex0(&self) -> [f64; 3] {
+        use super::shapes::SupportMap;
+        self.vertex(0)
+    }
+}

@@ -1,0 +1,223 @@
+//! World-frame (or any common-frame) shapes the distance routines work on, and their
+//! support maps for [`crate::kernel::gjk`].
+//!
+//! Units are metres throughout. A support map returns the point of the solid that is
+//! furthest along a direction together with a small integer id naming that point, so that a
+//! GJK witness simplex can be rebuilt later from ids alone (warm start).
+
+use super::vec3::{Mat3, V3, add, axpy, dot, mul_mtv, mul_mv, sub};
+
+/// A capsule: the points within `radius` of the segment `a`–`b`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Capsule {
+    pub a: V3,
+    pub b: V3,
+    pub radius: f64,
+}
+
+/// An oriented box: `{ center + rot · x : |x_i| <= half_i }`.
+///
+/// `rot` is row-major; its columns are the box axes in the common frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Obb {
+    pub center: V3,
+    pub rot: Mat3,
+    pub half: V3,
+}
+
+/// A segment, as a support-mapped solid (the core of a capsule).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Segment {
+    pub a: V3,
+    pub b: V3,
+}
+
+/// A point cloud in structure-of-arrays layout; the solid is its convex hull.
+///
+/// The slices must have equal lengths and at least one point.
+#[derive(Clone, Copy, Debug)]
+pub struct HullPoints<'a> {
+    pub x: &'a [f64],
+    pub y: &'a [f64],
+    pub z: &'a [f64],
+}
+
+/// A point cloud placed by a rigid transform: `rot · p + pos` for every stored `p`.
+#[derive(Clone, Copy, Debug)]
+pub struct PosedHull<'a> {
+    pub pts: HullPoints<'a>,
+    pub rot: Mat3,
+    pub pos: V3,
+}
+
+/// Owned structure-of-arrays point storage, for tests, benches and stand-alone use.
+#[derive(Clone, Debug, Default)]
+pub struct Hull {
+    pub x: Vec<f64>,
+    pub y: Vec<f64>,
+    pub z: Vec<f64>,
+}
+
+impl Hull {
+    pub fn from_points(points: &[V3]) -> Hull {
+        Hull {
+            x: points.iter().map(|p| p[0]).collect(),
+            y: points.iter().map(|p| p[1]).collect(),
+            z: points.iter().map(|p| p[2]).collect(),
+        }
+    }
+
+    pub fn points(&self) -> HullPoints<'_> {
+        HullPoints {
+            x: &self.x,
+            y: &self.y,
+            z: &self.z,
+        }
+    }
+
+    pub fn posed(&self, rot: Mat3, pos: V3) -> PosedHull<'_> {
+        PosedHull {
+            pts: self.points(),
+            rot,
+            pos,
+        }
+    }
+}
+
+/// A convex solid described by its support map.
+pub trait SupportMap {
+    /// A point `p` of the solid maximising `d · p`, and an id for it (see [`Self::vertex`]).
+    fn support(&self, d: V3) -> (V3, u32);
+    /// The point with the given id, as returned by [`Self::support`].
+    fn vertex(&self, id: u32) -> V3;
+    /// A point inside the solid, used to seed the search direction.
+    fn center(&self) -> V3;
+}
+
+impl SupportMap for Obb {
+    #[inline(always)]
+    fn support(&self, d: V3) -> (V3, u32) {
+        let l = mul_mtv(&self.rot, d);
+        let mut id = 0u32;
+        let mut p = self.center;
+        for (j, &lj) in l.iter().enumerate() {
+            let axis = [self.rot[0][j], self.rot[1][j], self.rot[2][j]];
+            if lj >= 0.0 {
+                p = axpy(p, self.half[j], axis);
+            } else {
+                p = axpy(p, -self.half[j], axis);
+                id |= 1 << j;
+            }
+        }
+        (p, id)
+    }
+
+    #[inline(always)]
+    fn vertex(&self, id: u32) -> V3 {
+        let mut x = [0.0; 3];
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj = if id & (1 << j) == 0 {
+                self.half[j]
+            } else {
+                -self.half[j]
+            };
+        }
+        add(self.center, mul_mv(&self.rot, x))
+    }
+
+    #[inline(always)]
+    fn center(&self) -> V3 {
+        self.center
+    }
+}
+
+impl SupportMap for Segment {
+    #[inline(always)]
+    fn support(&self, d: V3) -> (V3, u32) {
+        if dot(d, self.a) >= dot(d, self.b) {
+            (self.a, 0)
+        } else {
+            (self.b, 1)
+        }
+    }
+
+    #[inline(always)]
+    fn vertex(&self, id: u32) -> V3 {
+        if id == 0 { self.a } else { self.b }
+    }
+
+    #[inline(always)]
+    fn center(&self) -> V3 {
+        [
+            0.5 * (self.a[0] + self.b[0]),
+            0.5 * (self.a[1] + self.b[1]),
+            0.5 * (self.a[2] + self.b[2]),
+        ]
+    }
+}
+
+/// Index of the point maximising `d · p` by a full linear scan (never hill climbing: a
+/// local search can stop at a vertex that is not the maximiser and so over-report
+/// clearance). Ties go to the lowest index in each of four interleaved lanes, then to the
+/// lowest index overall, so the result is deterministic.
+#[inline]
+pub fn argmax_dot(p: &HullPoints<'_>, d: V3) -> usize {
+    let n = p.x.len();
+    let (xs, ys, zs) = (p.x, &p.y[..n], &p.z[..n]);
+    let mut best = [f64::NEG_INFINITY; 4];
+    let mut bi = [0usize; 4];
+    let chunks = n / 4;
+    for c in 0..chunks {
+        let i = 4 * c;
+        for l in 0..4 {
+            let v = xs[i + l] * d[0] + ys[i + l] * d[1] + zs[i + l] * d[2];
+            if v > best[l] {
+                best[l] = v;
+                bi[l] = i + l;
+            }
+        }
+    }
+    for i in 4 * chunks..n {
+        let v = xs[i] * d[0] + ys[i] * d[1] + zs[i] * d[2];
+        let l = i - 4 * chunks;
+        if v > best[l] {
+            best[l] = v;
+            bi[l] = i;
+        }
+    }
+    let mut b = 0;
+    for l in 1..4 {
+        if best[l] > best[b] || (best[l] == best[b] && bi[l] < bi[b]) {
+            b = l;
+        }
+    }
+    bi[b]
+}
+
+impl SupportMap for PosedHull<'_> {
+    #[inline(always)]
+    fn support(&self, d: V3) -> (V3, u32) {
+        let local = mul_mtv(&self.rot, d);
+        let i = argmax_dot(&self.pts, local);
+        (self.vertex(i as u32), i as u32)
+    }
+
+    #[inline(always)]
+    fn vertex(&self, id: u32) -> V3 {
+        let i = id as usize;
+        let p = [self.pts.x[i], self.pts.y[i], self.pts.z[i]];
+        add(mul_mv(&self.rot, p), self.pos)
+    }
+
+    #[inline(always)]
+    fn center(&self) -> V3 {
+        // The first point is inside the hull; good enough to seed a direction.
+        self.vertex(0)
+    }
+}
+
+/// `p` expressed in the frame of `b` (box frame, origin at the box centre).
+#[inline(always)]
+pub fn to_box_frame(b: &Obb, p: V3) -> V3 {
+    mul_mtv(&b.rot, sub(p, b.center))
+}

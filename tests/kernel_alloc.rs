@@ -1,0 +1,134 @@
+//! Pins the kernel's real-time contract: `fk` and `check_self_collision` never allocate, and
+//! are deterministic. A counting global allocator counts allocations made on the test thread
+//! while thousands of configurations are checked on every model kind (capsules, boxes, tight
+//! hulls of 64 and 152 vertices, a 29-DoF tree), with and without the pair buffer and warm
+//! start.
+
+#[path = "common/kernel_models.rs"]
+mod kernel_models;
+
+use collide::kernel::{CheckResult, Model};
+use kernel_models::{Rng, humanoid29, mixed_tight_arm, panda, panda_tight, random_q};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<u64> = const { Cell::new(0) };
+}
+
+fn note() {
+    // `try_with`: the thread-locals may be gone during thread teardown.
+    let _ = COUNTING.try_with(|c| {
+        if c.get() {
+            let _ = COUNT.try_with(|n| n.set(n.get() + 1));
+        }
+    });
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn counted<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    COUNT.with(|n| n.set(0));
+    COUNTING.with(|c| c.set(true));
+    let out = f();
+    COUNTING.with(|c| c.set(false));
+    (out, COUNT.with(|n| n.get()))
+}
+
+fn run(m: &Model, qs: &[Vec<f64>], want_all: bool, warm: bool) -> (Vec<CheckResult>, Vec<f64>) {
+    let mut ws = m.workspace();
+    ws.set_warm_start(warm);
+    let mut results = Vec::with_capacity(qs.len());
+    let mut pair_sum = vec![0.0; m.checked_pairs().len()];
+    let (_, allocs) = counted(|| {
+        for q in qs {
+            m.fk(q, &mut ws);
+            let r = m.check_self_collision(q, &mut ws, want_all);
+            // `results` has capacity for every entry: pushing does not allocate.
+            results.push(r);
+            if want_all {
+                for (s, d) in pair_sum.iter_mut().zip(ws.pair_distances()) {
+                    *s += d.min(1.0);
+                }
+            }
+        }
+    });
+    assert_eq!(allocs, 0, "fk/check allocated {allocs} times");
+    (results, pair_sum)
+}
+
+fn bits(r: &[CheckResult]) -> Vec<(bool, Option<(usize, usize)>, u64, Option<(usize, usize)>)> {
+    r.iter()
+        .map(|c| {
+            (
+                c.tripped,
+                c.first_tripping_pair,
+                c.min_distance.to_bits(),
+                c.min_pair,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_counter_counts() {
+    let (v, n) = counted(|| vec![1u8; 16]);
+    assert_eq!(v.len(), 16);
+    assert!(n >= 1, "positive control: an allocation must be counted");
+}
+
+#[test]
+fn fk_and_check_do_not_allocate_and_are_deterministic() {
+    let models = [
+        ("panda", panda()),
+        ("humanoid29", humanoid29()),
+        ("panda_tight152", panda_tight(152)),
+        ("mixed_tight64", mixed_tight_arm(64, 0.01)),
+        ("mixed_tight320", mixed_tight_arm(320, 0.0)),
+    ];
+    let mut rng = Rng(0x5eed_cafe_f00d_0001);
+    for (name, m) in &models {
+        let qs: Vec<Vec<f64>> = (0..2500).map(|_| random_q(m, &mut rng)).collect();
+        let mut narrow = 0u64;
+        let mut tripped = 0usize;
+        for (want_all, warm) in [(false, false), (true, false), (true, true), (false, true)] {
+            let (a, sa) = run(m, &qs, want_all, warm);
+            let (b, sb) = run(m, &qs, want_all, warm);
+            assert_eq!(bits(&a), bits(&b), "{name}: not deterministic");
+            assert_eq!(
+                sa.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                sb.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+            tripped = a.iter().filter(|r| r.tripped).count();
+        }
+        let mut ws = m.workspace();
+        for q in &qs {
+            m.check_self_collision(q, &mut ws, false);
+            narrow += ws.stats().narrow as u64;
+        }
+        eprintln!("{name}: {narrow} narrow-phase calls, {tripped} of 2500 configurations trip");
+        assert!(narrow > 0, "{name}: the narrow phase never ran");
+    }
+}
