@@ -36,13 +36,25 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub fn input(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Input, message: message.into(), context: Vec::new() }
+        Error {
+            kind: ErrorKind::Input,
+            message: message.into(),
+            context: Vec::new(),
+        }
     }
     pub fn check(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Check, message: message.into(), context: Vec::new() }
+        Error {
+            kind: ErrorKind::Check,
+            message: message.into(),
+            context: Vec::new(),
+        }
     }
     pub fn loosen(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Loosen, message: message.into(), context: Vec::new() }
+        Error {
+            kind: ErrorKind::Loosen,
+            message: message.into(),
+            context: Vec::new(),
+        }
     }
     /// An input error located in a file, with optional line and column (1-based).
     pub fn at(path: &Path, line: Option<(u32, u32)>, message: impl fmt::Display) -> Self {

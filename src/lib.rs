@@ -5,6 +5,7 @@
 //! See docs/architecture.md.
 
 pub mod error;
+pub mod fit;
 pub mod geom;
 pub mod io;
 pub mod messages;

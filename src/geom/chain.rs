@@ -150,6 +150,24 @@ pub fn slab_points(mesh: &TriMesh, cuts: &Cuts) -> Vec<Vec<V3>> {
     out
 }
 
+/// [`slab_points`] with empty slabs merged away: an empty slab is one no
+/// triangle and no vertex reaches, so removing its upper plane (its lower one
+/// for the last slab) changes no other slab's piece. `cuts` is updated.
+pub fn slab_points_nonempty(mesh: &TriMesh, cuts: &mut Cuts) -> Vec<Vec<V3>> {
+    let mut pieces = slab_points(mesh, cuts);
+    let mut j = 0;
+    while j < pieces.len() {
+        if pieces[j].is_empty() && pieces.len() > 1 {
+            let o = if j < cuts.offsets.len() { j } else { j - 1 };
+            cuts.offsets.remove(o);
+            pieces.remove(j);
+        } else {
+            j += 1;
+        }
+    }
+    pieces
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

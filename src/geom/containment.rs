@@ -36,25 +36,140 @@ pub fn triangle_depth(tri: &[V3], depth: impl Fn(V3) -> f64) -> f64 {
     tri.iter().map(|p| depth(*p)).fold(f64::INFINITY, f64::min)
 }
 
-/// Facet planes of `conv(W)` for a vertex list `W`, validated.
+/// Facet planes of `conv(W)` for a vertex list `W`.
 ///
-/// Construction: quickhull (parry) triangulates `conv(W)`; each triangle gives
-/// a unit normal `n`, and its offset is the exact support `max_{w in W} n . w`,
-/// so every halfspace holds `conv(W)` whatever the triangle's accuracy.
-/// Validation, which makes the intersection of the halfspaces equal `conv(W)`:
-/// the triangles form a closed oriented 2-manifold (every directed edge once,
-/// its reverse once), Euler characteristic 2, every triangle's own vertices on
-/// its plane (within 1e-9 of the scale), normals pointing away from the
-/// vertex mean. Then every triangle lies on the boundary of `conv(W)` and
-/// together they cover it, so every face plane of `conv(W)` is among them.
+/// When every coordinate of `W` is on the written 4-decimal grid (what a
+/// manifest holds), the hull is computed *exactly*: coordinates become
+/// integers `k` with `x = k / 10^4`, and an incremental hull decides every
+/// orientation with exact `i128` determinants, so its facets are exactly the
+/// boundary of `conv(W)` (coplanar facets triangulated). Each facet's unit
+/// normal `n` is then taken to f64 and its offset is the exact support
+/// `max_{w in W} n . w` evaluated in f64, so every halfspace holds `W`.
+///
+/// Off the grid (hand-made input), quickhull (parry) triangulates `conv(W)`
+/// and the facets are validated instead: a closed oriented 2-manifold (every
+/// directed edge once, with its reverse), Euler characteristic 2, every
+/// triangle's own vertices on its supporting plane (within 1e-9 of the
+/// scale). Then every triangle lies on the boundary of `conv(W)` and together
+/// they cover it, so every face plane of `conv(W)` is among them.
 #[derive(Debug, Clone)]
 pub struct HullPlanes {
     pub planes: Vec<(V3, f64)>,
 }
 
+/// Largest grid index accepted for the exact path (coordinates up to ~100 km).
+const GRID_LIMIT: f64 = (1u64 << 30) as f64;
+
+fn on_grid(w: &[V3]) -> Option<Vec<[i64; 3]>> {
+    w.iter()
+        .map(|p| {
+            let mut k = [0i64; 3];
+            for i in 0..3 {
+                let g = (p[i] * 1e4).round();
+                if g.abs() > GRID_LIMIT || g / 1e4 != p[i] {
+                    return None;
+                }
+                k[i] = g as i64;
+            }
+            Some(k)
+        })
+        .collect()
+}
+
+#[inline]
+fn isub(a: [i64; 3], b: [i64; 3]) -> [i128; 3] {
+    [
+        (a[0] - b[0]) as i128,
+        (a[1] - b[1]) as i128,
+        (a[2] - b[2]) as i128,
+    ]
+}
+#[inline]
+fn icross(a: [i128; 3], b: [i128; 3]) -> [i128; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+/// Sign of `det(b - a, c - a, d - a)`: > 0 when `d` is on the side the normal
+/// `(b - a) x (c - a)` points to. Exact.
+#[inline]
+fn orient(a: [i64; 3], b: [i64; 3], c: [i64; 3], d: [i64; 3]) -> i32 {
+    let n = icross(isub(b, a), isub(c, a));
+    let e = isub(d, a);
+    let v = n[0] * e[0] + n[1] * e[1] + n[2] * e[2];
+    v.signum() as i32
+}
+
+/// Exact incremental hull of integer points: outward triangles (indices).
+pub fn exact_hull(p: &[[i64; 3]]) -> Result<Vec<[usize; 3]>, String> {
+    let n = p.len();
+    let i0 = 0;
+    let i1 = (1..n)
+        .find(|&i| p[i] != p[i0])
+        .ok_or("hull vertices are all equal")?;
+    let i2 = (1..n)
+        .find(|&i| icross(isub(p[i1], p[i0]), isub(p[i], p[i0])) != [0, 0, 0])
+        .ok_or("hull vertices are collinear")?;
+    let i3 = (1..n)
+        .find(|&i| orient(p[i0], p[i1], p[i2], p[i]) != 0)
+        .ok_or("hull is flat")?;
+    let tet = [i0, i1, i2, i3];
+    let mut faces: Vec<[usize; 3]> = Vec::new();
+    for skip in 0..4 {
+        let f: Vec<usize> = (0..4).filter(|&k| k != skip).map(|k| tet[k]).collect();
+        let (a, b, c) = (f[0], f[1], f[2]);
+        // The fourth vertex must be strictly inside (negative side).
+        if orient(p[a], p[b], p[c], p[tet[skip]]) > 0 {
+            faces.push([a, c, b]);
+        } else {
+            faces.push([a, b, c]);
+        }
+    }
+    for (i, &q) in p.iter().enumerate() {
+        if tet.contains(&i) {
+            continue;
+        }
+        let visible: Vec<bool> = faces
+            .iter()
+            .map(|f| orient(p[f[0]], p[f[1]], p[f[2]], q) > 0)
+            .collect();
+        if !visible.iter().any(|v| *v) {
+            continue;
+        }
+        let mut vis_edges: Vec<(usize, usize)> = Vec::new();
+        for (f, v) in faces.iter().zip(&visible) {
+            if *v {
+                for k in 0..3 {
+                    vis_edges.push((f[k], f[(k + 1) % 3]));
+                }
+            }
+        }
+        vis_edges.sort_unstable();
+        let horizon: Vec<(usize, usize)> = vis_edges
+            .iter()
+            .copied()
+            .filter(|&(a, b)| vis_edges.binary_search(&(b, a)).is_err())
+            .collect();
+        let mut kept: Vec<[usize; 3]> = faces
+            .iter()
+            .zip(&visible)
+            .filter(|(_, v)| !**v)
+            .map(|(f, _)| *f)
+            .collect();
+        for (a, b) in horizon {
+            kept.push([a, b, i]);
+        }
+        faces = kept;
+    }
+    Ok(faces)
+}
+
 impl HullPlanes {
     /// Facets of `conv(w)`; `Err` with a reason when `w` is degenerate (fewer
-    /// than 4 affinely independent points) or the facets fail validation.
+    /// than 4 affinely independent points) or, off the grid, the facets fail
+    /// validation.
     pub fn new(w: &[V3]) -> Result<HullPlanes, String> {
         if w.len() < 4 {
             return Err(format!("hull has {} vertices, needs at least 4", w.len()));
@@ -62,6 +177,29 @@ impl HullPlanes {
         if !w.iter().all(|p| v3::is_finite(*p)) {
             return Err("hull has a non-finite vertex".into());
         }
+        match on_grid(w) {
+            Some(k) => Self::exact(w, &k),
+            None => Self::validated(w),
+        }
+    }
+
+    fn exact(w: &[V3], k: &[[i64; 3]]) -> Result<HullPlanes, String> {
+        let faces = exact_hull(k)?;
+        let mut planes = Vec::with_capacity(faces.len());
+        for f in &faces {
+            let n = icross(isub(k[f[1]], k[f[0]]), isub(k[f[2]], k[f[0]]));
+            let n = v3::normalize([n[0] as f64, n[1] as f64, n[2] as f64])
+                .ok_or("hull has a degenerate facet")?;
+            let h = w
+                .iter()
+                .map(|p| v3::dot(n, *p))
+                .fold(f64::NEG_INFINITY, f64::max);
+            planes.push((n, h));
+        }
+        Ok(HullPlanes { planes })
+    }
+
+    fn validated(w: &[V3]) -> Result<HullPlanes, String> {
         let input: Vec<Vector3> = w.iter().map(|p| Vector3::new(p[0], p[1], p[2])).collect();
         let (verts, faces) = parry3d_f64::transformation::try_convex_hull(&input)
             .map_err(|e| format!("hull of the written vertices failed: {e}"))?;
@@ -154,6 +292,32 @@ mod tests {
         assert!((hp.depth([0.9, 0.0, 0.0]) - 0.1).abs() < 1e-12);
         assert!(hp.depth([1.1, 0.0, 0.0]) < 0.0);
         assert!(HullPlanes::new(&w[..3]).is_err());
+        // Off the grid: the validated quickhull path gives the same depths.
+        let off: Vec<V3> = w.iter().map(|p| v3::scale(*p, 1.000_000_01)).collect();
+        let hp = HullPlanes::new(&off).unwrap();
+        assert!((hp.depth([0.9, 0.0, 0.0]) - 0.1).abs() < 1e-7);
+    }
+
+    #[test]
+    fn exact_hull_of_grid_points_with_coplanar_and_interior_points() {
+        // A 3x3x3 grid cube: 8 corners, plus edge, face and interior points.
+        let mut w = Vec::new();
+        for x in 0..3 {
+            for y in 0..3 {
+                for z in 0..3 {
+                    w.push([x as f64 * 0.1, y as f64 * 0.1, z as f64 * 0.1]);
+                }
+            }
+        }
+        let hp = HullPlanes::new(&w).unwrap();
+        for (n, h) in &hp.planes {
+            // Every facet is one of the cube's six face planes.
+            assert!(n.iter().filter(|c| c.abs() == 1.0).count() == 1, "{n:?}");
+            assert!((h - 0.2).abs() < 1e-12 || h.abs() < 1e-12);
+        }
+        assert!((hp.depth([0.1, 0.1, 0.1]) - 0.1).abs() < 1e-12);
+        let flat: Vec<V3> = w.iter().map(|p| [p[0], p[1], 0.0]).collect();
+        assert!(HullPlanes::new(&flat).is_err());
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub fn affine_dim(points: &[V3]) -> (usize, V3, v3::M3) {
     let (_, axes) = v3::sym_eigen(&cov);
     // Extents along the principal axes, compared with the largest.
     let mut ext = [0.0f64; 3];
-    for k in 0..3 {
+    for (k, e) in ext.iter_mut().enumerate() {
         let a = v3::col(&axes, k);
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for p in points {
@@ -60,7 +60,7 @@ pub fn affine_dim(points: &[V3]) -> (usize, V3, v3::M3) {
             lo = lo.min(t);
             hi = hi.max(t);
         }
-        ext[k] = hi - lo;
+        *e = hi - lo;
     }
     let scale = ext.iter().cloned().fold(0.0, f64::max);
     if scale < 1e-12 {

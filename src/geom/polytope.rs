@@ -85,70 +85,139 @@ pub fn halfspace_vertices(dirs: &[V3], offsets: &[f64], c: V3) -> Option<Vec<V3>
     if out.len() < 4 { None } else { Some(out) }
 }
 
-/// The exact hull's vertices pushed out by `pad` (module doc). `None` when a
-/// vertex has no direction `a` with `n_f . a >= 0.1` over its faces (flat or
-/// needle-sharp hulls), or the hull has no faces.
+/// Least-norm `m` with `n . m >= 1` for every unit normal in `ns` (a tiny
+/// quadratic programme). The optimum lies on at most three active
+/// constraints, so it is the least-norm feasible point among the solutions of
+/// every 1-, 2- and 3-subset taken as equalities. `None` when no feasible
+/// point exists (normals spanning more than a half-space).
+pub fn push_direction(ns: &[V3]) -> Option<V3> {
+    let mut u: Vec<V3> = Vec::new();
+    for n in ns {
+        if u.iter().all(|m| v3::dot(*m, *n) < 1.0 - 1e-12) {
+            u.push(*n);
+        }
+    }
+    let feasible = |m: V3| u.iter().all(|n| v3::dot(*n, m) >= 1.0 - 1e-9);
+    let mut best: Option<V3> = None;
+    let mut consider = |m: V3| {
+        if v3::is_finite(m) && feasible(m) && best.is_none_or(|b| v3::norm2(m) < v3::norm2(b)) {
+            best = Some(m);
+        }
+    };
+    let k = u.len();
+    if k > 40 {
+        // Too many to enumerate: the normalised mean, scaled to feasibility.
+        let mut a = [0.0; 3];
+        for n in &u {
+            a = v3::add(a, *n);
+        }
+        let a = v3::normalize(a)?;
+        let s = u
+            .iter()
+            .map(|n| v3::dot(*n, a))
+            .fold(f64::INFINITY, f64::min);
+        return (s > 1e-3).then(|| v3::scale(a, 1.0 / s));
+    }
+    for i in 0..k {
+        consider(u[i]);
+        for j in i + 1..k {
+            let c = v3::dot(u[i], u[j]);
+            if c > -1.0 + 1e-12 {
+                consider(v3::scale(v3::add(u[i], u[j]), 1.0 / (1.0 + c)));
+            }
+            for l in j + 1..k {
+                let d = v3::dot(u[i], v3::cross(u[j], u[l]));
+                if d.abs() > 1e-12 {
+                    let num = v3::add(
+                        v3::add(v3::cross(u[j], u[l]), v3::cross(u[l], u[i])),
+                        v3::cross(u[i], u[j]),
+                    );
+                    consider(v3::scale(num, 1.0 / d));
+                }
+            }
+        }
+    }
+    // Exact feasibility (>= 1) by scaling up the last rounding.
+    best.map(|m| {
+        let s = u
+            .iter()
+            .map(|n| v3::dot(*n, m))
+            .fold(f64::INFINITY, f64::min);
+        if s < 1.0 { v3::scale(m, 1.0 / s) } else { m }
+    })
+}
+
+/// The exact hull's vertices pushed out by `pad` along [`push_direction`]
+/// of their faces' normals (module doc). `None` for hulls without faces
+/// (flat, fallback) or a vertex without a feasible push.
 pub fn pushed_hull(h: &Hull, pad: f64) -> Option<Vec<V3>> {
     if h.dim < 3 || h.faces.is_empty() {
         return None;
     }
-    let planes: Vec<Option<V3>> = h
-        .faces
-        .iter()
-        .map(|f| {
-            let [a, b, c] = [
-                h.points[f[0] as usize],
-                h.points[f[1] as usize],
-                h.points[f[2] as usize],
-            ];
-            v3::normalize(v3::cross(v3::sub(b, a), v3::sub(c, a)))
-        })
-        .collect();
     let mut incident: Vec<Vec<V3>> = vec![Vec::new(); h.points.len()];
-    for (f, n) in h.faces.iter().zip(&planes) {
-        if let Some(n) = n {
+    for f in &h.faces {
+        let [a, b, c] = [
+            h.points[f[0] as usize],
+            h.points[f[1] as usize],
+            h.points[f[2] as usize],
+        ];
+        if let Some(n) = v3::normalize(v3::cross(v3::sub(b, a), v3::sub(c, a))) {
             for &i in f {
-                incident[i as usize].push(*n);
+                incident[i as usize].push(n);
             }
         }
     }
-    let mut out = Vec::with_capacity(h.points.len());
-    for (p, ns) in h.points.iter().zip(&incident) {
-        if ns.is_empty() {
-            return None;
-        }
-        let mut a = [0.0; 3];
-        for n in ns {
-            a = v3::add(a, *n);
-        }
-        let mut a = v3::normalize(a)?;
-        let min_dot = |a: V3| {
-            ns.iter()
-                .map(|n| v3::dot(*n, a))
-                .fold(f64::INFINITY, f64::min)
-        };
-        let mut s = min_dot(a);
-        // A few max-min steps towards the worst face.
-        for _ in 0..16 {
-            let worst = ns
-                .iter()
-                .copied()
-                .min_by(|x, y| v3::dot(*x, a).total_cmp(&v3::dot(*y, a)))?;
-            let cand = v3::normalize(v3::axpy(a, 0.25, worst))?;
-            let sc = min_dot(cand);
-            if sc > s {
-                a = cand;
-                s = sc;
-            } else {
-                break;
+    h.points
+        .iter()
+        .zip(&incident)
+        .map(|(p, ns)| {
+            if ns.is_empty() {
+                return None;
+            }
+            push_direction(ns).map(|m| v3::axpy(*p, pad, m))
+        })
+        .collect()
+}
+
+/// Vertices of `{x : u_k . x <= offsets[k]}` by brute force over every triple
+/// of planes (for small sets such as the 26-DOP; no hull routine involved).
+pub fn halfspace_vertices_brute(dirs: &[V3], offsets: &[f64]) -> Vec<V3> {
+    let scale = offsets
+        .iter()
+        .map(|o| o.abs())
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let tol = 1e-12 * scale;
+    let mut out: Vec<V3> = Vec::new();
+    let k = dirs.len();
+    for i in 0..k {
+        for j in i + 1..k {
+            for l in j + 1..k {
+                let (a, b, c) = (dirs[i], dirs[j], dirs[l]);
+                let d = v3::dot(a, v3::cross(b, c));
+                if d.abs() < 1e-9 {
+                    continue;
+                }
+                let num = v3::add(
+                    v3::add(
+                        v3::scale(v3::cross(b, c), offsets[i]),
+                        v3::scale(v3::cross(c, a), offsets[j]),
+                    ),
+                    v3::scale(v3::cross(a, b), offsets[l]),
+                );
+                let x = v3::scale(num, 1.0 / d);
+                if dirs
+                    .iter()
+                    .zip(offsets)
+                    .all(|(u, o)| v3::dot(*u, x) <= o + tol)
+                    && out.iter().all(|y| v3::dist(*y, x) > 1e3 * tol)
+                {
+                    out.push(x);
+                }
             }
         }
-        if s < 0.1 {
-            return None;
-        }
-        out.push(v3::axpy(*p, pad / s, a));
     }
-    Some(out)
+    out
 }
 
 /// Candidate directions for the outer polytope: the hull's face normals with
@@ -174,6 +243,10 @@ fn direction_pool(h: &Hull) -> Vec<(V3, f64)> {
     }
     pool
 }
+
+/// The outer polytope's refinement stops when no vertex is further than this
+/// past the padded tangent planes of the pool (m).
+const STOP_EXCESS: f64 = 5e-5;
 
 /// Outer polytope of the hull grown by `pad`, at most `max_vertices` vertices,
 /// starting from `base_dirs` (which must positively span space, e.g. the
@@ -213,14 +286,16 @@ pub fn outer_polytope(
             })
             .collect();
         worst.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        if worst.first().is_none_or(|w| w.0 <= 1e-7) {
+        // Stop once no vertex stands more than half a written quantum past
+        // the padded planes: rounding is coarser than that.
+        if worst.first().is_none_or(|w| w.0 <= STOP_EXCESS) {
             break;
         }
         let room = max_vertices.saturating_sub(verts.len());
         let want = batch.min((room / 6).max(1));
         let mut added = Vec::new();
         for (e, k) in &worst {
-            if *e <= 1e-7 || added.len() >= want {
+            if *e <= STOP_EXCESS || added.len() >= want {
                 break;
             }
             if !used[*k] && !added.contains(k) {
@@ -301,6 +376,32 @@ mod tests {
     }
 
     #[test]
+    fn push_direction_is_least_norm() {
+        let m = push_direction(&[
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 0.0, 0.0],
+        ])
+        .unwrap();
+        assert!(v3::dist(m, [1.0, 1.0, 1.0]) < 1e-12, "{m:?}");
+        let s = std::f64::consts::FRAC_1_SQRT_2;
+        let m = push_direction(&[[1.0, 0.0, 0.0], [s, s, 0.0]]).unwrap();
+        assert!(
+            (v3::dot(m, [1.0, 0.0, 0.0]) - 1.0).abs() < 1e-12
+                && (v3::dot(m, [s, s, 0.0]) - 1.0).abs() < 1e-12
+        );
+        assert!(push_direction(&[[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]).is_none());
+    }
+
+    #[test]
+    fn brute_force_dop_vertices() {
+        let v = halfspace_vertices_brute(&dop26::DIRS, &[1.0; 26]);
+        // A 26-DOP with equal offsets: 48 vertices.
+        assert_eq!(v.len(), 48, "{}", v.len());
+    }
+
+    #[test]
     fn pushed_cube_grows_by_pad() {
         let mut pts = Vec::new();
         for x in [0.0, 1.0] {
@@ -312,6 +413,13 @@ mod tests {
         }
         let h = Hull::new(&pts);
         let w = pushed_hull(&h, 0.01).unwrap();
+        for p in &w {
+            assert!(
+                p.iter()
+                    .all(|x| (x - 0.5).abs() - 0.51 < 1e-12 && (x - 0.5).abs() - 0.51 > -1e-12),
+                "{p:?}"
+            );
+        }
         for u in support::fibonacci_directions(500) {
             assert!(hull::support_points(&w, u) >= h.support(u) + 0.01 - 1e-12);
         }
