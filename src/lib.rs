@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod error;
+pub mod fit;
 pub mod geom;
 pub mod io;
 pub mod kernel;

@@ -1,0 +1,374 @@
+//! Minimum-volume capsule holding a point set with headroom.
+//!
+//! Search: for a fixed axis direction `d`, the axis line goes through the
+//! centre of the minimum enclosing circle of the points projected on the plane
+//! normal to `d`; along that line the radius/segment trade-off is optimised for
+//! volume (a larger radius shortens the segment because the end caps reach
+//! further). Axis directions tried: principal axes, caller-supplied axes (box
+//! axes, hull face normals), a Fibonacci hemisphere; the best few are refined
+//! by a pattern search on the sphere. The result is a local optimum of a
+//! non-convex problem (no global guarantee), but it is always a *valid*
+//! enclosing capsule: containment never depends on the optimiser.
+
+use super::support;
+use super::v3::{self, V3};
+
+/// A capsule: the points within `radius` of the segment `a`-`b`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Capsule {
+    pub a: V3,
+    pub b: V3,
+    pub radius: f64,
+}
+
+impl Capsule {
+    pub fn volume(&self) -> f64 {
+        let l = v3::dist(self.a, self.b);
+        let r = self.radius;
+        std::f64::consts::PI * r * r * l + 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+    }
+    pub fn support(&self, u: V3) -> f64 {
+        support::capsule(self.a, self.b, self.radius, u)
+    }
+    /// Signed depth of `p` inside (>= 0 inside): radius minus distance to the segment.
+    pub fn depth(&self, p: V3) -> f64 {
+        self.radius - dist_to_segment(p, self.a, self.b)
+    }
+    pub fn contains(&self, p: V3) -> bool {
+        self.depth(p) >= 0.0
+    }
+    /// Unit axis direction (`a` to `b`), if the segment has length.
+    pub fn axis(&self) -> Option<V3> {
+        v3::normalize(v3::sub(self.b, self.a))
+    }
+}
+
+/// Euclidean distance from `p` to the segment `a`-`b` (a point when `a == b`).
+#[inline]
+pub fn dist_to_segment(p: V3, a: V3, b: V3) -> f64 {
+    let ab = v3::sub(b, a);
+    let ap = v3::sub(p, a);
+    let l2 = v3::norm2(ab);
+    let t = if l2 > 0.0 {
+        (v3::dot(ap, ab) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    v3::norm(v3::sub(ap, v3::scale(ab, t)))
+}
+
+/// Points prepared once for many axis evaluations: a fixed pseudo-random order
+/// (Welzl's expected linear time) that does not depend on anything but the input.
+struct Prepared<'a> {
+    pts: &'a [V3],
+    order: Vec<usize>,
+}
+
+impl<'a> Prepared<'a> {
+    fn new(pts: &'a [V3]) -> Self {
+        let mut order: Vec<usize> = (0..pts.len()).collect();
+        // Fisher-Yates with a fixed-seed xorshift: deterministic.
+        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in (1..order.len()).rev() {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            order.swap(i, (s % (i as u64 + 1)) as usize);
+        }
+        Prepared { pts, order }
+    }
+}
+
+/// Result of fitting along one axis: capsule and its volume (with headroom).
+#[derive(Debug, Clone, Copy)]
+struct AxisFit {
+    cap: Capsule,
+    volume: f64,
+}
+
+/// Minimum enclosing circle (Welzl, iterative) of 2D points visited in `order`.
+fn min_enclosing_circle(q: &[[f64; 2]], order: &[usize]) -> ([f64; 2], f64) {
+    let d = |a: [f64; 2], b: [f64; 2]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+    let inside = |c: [f64; 2], r: f64, p: [f64; 2]| d(c, p) <= r * (1.0 + 1e-12) + 1e-15;
+    let Some(&first) = order.first() else {
+        return ([0.0, 0.0], 0.0);
+    };
+    let mut c = q[first];
+    let mut r = 0.0;
+    for (ii, &i) in order.iter().enumerate() {
+        if inside(c, r, q[i]) {
+            continue;
+        }
+        c = q[i];
+        r = 0.0;
+        for (jj, &j) in order[..ii].iter().enumerate() {
+            if inside(c, r, q[j]) {
+                continue;
+            }
+            c = [(q[i][0] + q[j][0]) / 2.0, (q[i][1] + q[j][1]) / 2.0];
+            r = d(q[i], q[j]) / 2.0;
+            for &k in &order[..jj] {
+                if inside(c, r, q[k]) {
+                    continue;
+                }
+                (c, r) = circle3(q[i], q[j], q[k]);
+            }
+        }
+    }
+    (c, r)
+}
+
+/// Circle through three points; for (near-)collinear points, the circle on
+/// the farthest pair as diameter (which then holds the third).
+fn circle3(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> ([f64; 2], f64) {
+    let (bx, by) = (b[0] - a[0], b[1] - a[1]);
+    let (cx, cy) = (c[0] - a[0], c[1] - a[1]);
+    let det = 2.0 * (bx * cy - by * cx);
+    let scale = (bx * bx + by * by).max(cx * cx + cy * cy);
+    let dist = |p: [f64; 2], q: [f64; 2]| ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
+    if det.abs() > 1e-12 * scale {
+        let b2 = bx * bx + by * by;
+        let c2 = cx * cx + cy * cy;
+        let ux = (cy * b2 - by * c2) / det;
+        let uy = (bx * c2 - cx * b2) / det;
+        let center = [a[0] + ux, a[1] + uy];
+        let r = dist(center, a).max(dist(center, b)).max(dist(center, c));
+        return (center, r);
+    }
+    let pairs = [(a, b), (a, c), (b, c)];
+    let (p, q) = pairs
+        .iter()
+        .copied()
+        .max_by(|x, y| dist(x.0, x.1).total_cmp(&dist(y.0, y.1)))
+        .unwrap_or((a, b));
+    let center = [(p[0] + q[0]) / 2.0, (p[1] + q[1]) / 2.0];
+    let r = dist(center, a).max(dist(center, b)).max(dist(center, c));
+    (center, r)
+}
+
+/// Capsule along axis `d` (unit) holding every point with `headroom`,
+/// radius/length chosen for least volume. `fine` selects a finer 1D search.
+fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool) -> AxisFit {
+    let (e1, e2) = v3::orthonormal_basis(d);
+    let n = p.pts.len();
+    let mut q = Vec::with_capacity(n);
+    let mut t = Vec::with_capacity(n);
+    let (mut tmin, mut tmax) = (f64::INFINITY, f64::NEG_INFINITY);
+    for x in p.pts {
+        q.push([v3::dot(*x, e1), v3::dot(*x, e2)]);
+        let ti = v3::dot(*x, d);
+        tmin = tmin.min(ti);
+        tmax = tmax.max(ti);
+        t.push(ti);
+    }
+    let (o, _) = min_enclosing_circle(&q, &p.order);
+    let mut rho2 = Vec::with_capacity(n);
+    let mut rho2_max: f64 = 0.0;
+    for qi in &q {
+        let r2 = (qi[0] - o[0]).powi(2) + (qi[1] - o[1]).powi(2);
+        rho2_max = rho2_max.max(r2);
+        rho2.push(r2);
+    }
+    let r_lo = rho2_max.sqrt();
+    let half = (tmax - tmin) / 2.0;
+    let r_hi = (rho2_max + half * half).sqrt();
+    // Segment ends along the axis for effective radius `r` (points within r).
+    let ends = |r: f64| -> (f64, f64) {
+        let r2 = r * r;
+        let (mut tb, mut ta) = (f64::NEG_INFINITY, f64::INFINITY);
+        for (ti, r2i) in t.iter().zip(&rho2) {
+            let s = (r2 - r2i).max(0.0).sqrt();
+            tb = tb.max(ti - s);
+            ta = ta.min(ti + s);
+        }
+        (ta, tb)
+    };
+    let vol = |r: f64| -> f64 {
+        let (ta, tb) = ends(r);
+        let l = (tb - ta).max(0.0);
+        let rr = r + headroom;
+        std::f64::consts::PI * rr * rr * l + 4.0 / 3.0 * std::f64::consts::PI * rr * rr * rr
+    };
+    let best_r = if r_hi - r_lo <= 1e-12 * r_hi.max(1e-9) {
+        r_lo
+    } else {
+        let samples = if fine { 24 } else { 10 };
+        let step = (r_hi - r_lo) / samples as f64;
+        let mut best = (r_lo, vol(r_lo));
+        let mut best_k: usize = 0;
+        for k in 1..=samples {
+            let r = r_lo + step * k as f64;
+            let v = vol(r);
+            if v < best.1 {
+                best = (r, v);
+                best_k = k;
+            }
+        }
+        // Golden-section search in the bracket around the best sample.
+        let mut lo = r_lo + step * (best_k.saturating_sub(1)) as f64;
+        let mut hi = (r_lo + step * (best_k + 1) as f64).min(r_hi);
+        let g = 0.5 * (5f64.sqrt() - 1.0);
+        let mut x1 = hi - g * (hi - lo);
+        let mut x2 = lo + g * (hi - lo);
+        let (mut f1, mut f2) = (vol(x1), vol(x2));
+        let iters = if fine { 40 } else { 12 };
+        for _ in 0..iters {
+            if f1 <= f2 {
+                hi = x2;
+                x2 = x1;
+                f2 = f1;
+                x1 = hi - g * (hi - lo);
+                f1 = vol(x1);
+            } else {
+                lo = x1;
+                x1 = x2;
+                f1 = f2;
+                x2 = lo + g * (hi - lo);
+                f2 = vol(x2);
+            }
+        }
+        let (xm, fm) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
+        if fm < best.1 { xm } else { best.0 }
+    };
+    let (ta, tb) = ends(best_r);
+    let (ta, tb) = if tb >= ta {
+        (ta, tb)
+    } else {
+        ((ta + tb) / 2.0, (ta + tb) / 2.0)
+    };
+    let base = v3::add(v3::scale(e1, o[0]), v3::scale(e2, o[1]));
+    let cap = Capsule {
+        a: v3::axpy(base, ta, d),
+        b: v3::axpy(base, tb, d),
+        radius: best_r + headroom,
+    };
+    AxisFit {
+        cap,
+        volume: cap.volume(),
+    }
+}
+
+/// Minimum-volume capsule holding `points` with `headroom` (see module doc).
+/// `extra_axes` are further axis directions to try (need not be unit).
+/// Returns `None` only for an empty point set.
+pub fn fit_capsule(points: &[V3], headroom: f64, extra_axes: &[V3]) -> Option<Capsule> {
+    if points.is_empty() {
+        return None;
+    }
+    let p = Prepared::new(points);
+    let mut axes: Vec<V3> = Vec::new();
+    let (_, cov) = v3::mean_cov(points);
+    let (_, pca) = v3::sym_eigen(&cov);
+    for k in 0..3 {
+        axes.push(v3::col(&pca, k));
+    }
+    axes.extend(extra_axes.iter().filter_map(|a| v3::normalize(*a)));
+    // Upper hemisphere only: an axis and its opposite give the same capsule.
+    axes.extend(
+        support::fibonacci_directions(64)
+            .into_iter()
+            .filter(|d| d[2] >= 0.0),
+    );
+    let mut scored: Vec<(f64, V3)> = axes
+        .iter()
+        .map(|&d| (fit_axis(&p, d, headroom, false).volume, d))
+        .collect();
+    scored.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Refine the best few distinct starting axes.
+    let mut starts: Vec<V3> = Vec::new();
+    for (_, d) in &scored {
+        if starts.iter().all(|s| v3::dot(*s, *d).abs() < 0.995) {
+            starts.push(*d);
+        }
+        if starts.len() == 3 {
+            break;
+        }
+    }
+    let mut best: Option<AxisFit> = None;
+    for s in starts {
+        let f = refine(&p, s, headroom);
+        if best.is_none_or(|b| f.volume < b.volume) {
+            best = Some(f);
+        }
+    }
+    best.map(|b| b.cap)
+}
+
+/// Pattern search over the axis direction, shrinking the step on failure.
+fn refine(p: &Prepared, d0: V3, headroom: f64) -> AxisFit {
+    let mut d = d0;
+    let mut cur = fit_axis(p, d, headroom, true);
+    let mut step = 0.08;
+    while step > 1e-4 {
+        let (e1, e2) = v3::orthonormal_basis(d);
+        let mut improved = false;
+        for (axis, sign) in [(e1, 1.0), (e1, -1.0), (e2, 1.0), (e2, -1.0)] {
+            let r = v3::axis_angle(axis, sign * step);
+            let nd = v3::normalize(v3::mul(&r, d)).unwrap_or(d);
+            let f = fit_axis(p, nd, headroom, true);
+            if f.volume < cur.volume * (1.0 - 1e-12) {
+                cur = f;
+                d = nd;
+                improved = true;
+                break;
+            }
+        }
+        if !improved {
+            step *= 0.5;
+        }
+    }
+    cur
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cylinder(radius: f64, len: f64, n: usize) -> Vec<V3> {
+        let mut v = Vec::new();
+        for i in 0..n {
+            let a = i as f64 * std::f64::consts::TAU / n as f64;
+            for z in [0.0, len] {
+                v.push([radius * a.cos() + 0.3, radius * a.sin() - 0.1, z + 0.2]);
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn long_cylinder_gives_axis_capsule() {
+        let pts = cylinder(0.05, 1.0, 64);
+        let c = fit_capsule(&pts, 0.001, &[]).unwrap();
+        let ax = c.axis().unwrap();
+        assert!(ax[2].abs() > 0.9999, "{ax:?}");
+        // Radius close to the cylinder's (plus headroom), rim corners inside.
+        assert!(c.radius < 0.0515 + 0.002, "{}", c.radius);
+        for p in &pts {
+            assert!(c.depth(*p) >= 0.001 - 1e-9, "{}", c.depth(*p));
+        }
+    }
+
+    #[test]
+    fn single_point_and_segment() {
+        let c = fit_capsule(&[[1.0, 2.0, 3.0]], 0.001, &[]).unwrap();
+        assert!((c.radius - 0.001).abs() < 1e-12);
+        assert_eq!(c.a, c.b);
+        let c = fit_capsule(
+            &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 0.0, 0.0]],
+            0.001,
+            &[],
+        )
+        .unwrap();
+        assert!((c.radius - 0.001).abs() < 1e-9, "{}", c.radius);
+        assert!((v3::dist(c.a, c.b) - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn mec_is_minimal_for_square() {
+        let q = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5]];
+        let order: Vec<usize> = (0..q.len()).collect();
+        let (c, r) = min_enclosing_circle(&q, &order);
+        assert!((c[0] - 0.5).abs() < 1e-12 && (c[1] - 0.5).abs() < 1e-12);
+        assert!((r - 0.5f64.sqrt()).abs() < 1e-12);
+    }
+}

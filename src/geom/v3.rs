@@ -1,0 +1,280 @@
+//! Small vector helpers on `[f64; 3]`, so geometry code reads like the maths.
+//!
+//! Everything here is plain f64 arithmetic in a fixed evaluation order, so the
+//! same inputs give bit-identical outputs on every run (the proof relies on
+//! recomputing the fit's cut points exactly).
+
+pub type V3 = [f64; 3];
+/// Row-major 3x3 matrix: `m[i]` is row i. Rotations map box frame to link
+/// frame, so the box's axes are the matrix's columns.
+pub type M3 = [[f64; 3]; 3];
+
+#[inline]
+pub fn add(a: V3, b: V3) -> V3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+#[inline]
+pub fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+#[inline]
+pub fn scale(a: V3, s: f64) -> V3 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+/// `a + s * b`
+#[inline]
+pub fn axpy(a: V3, s: f64, b: V3) -> V3 {
+    [a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2]]
+}
+#[inline]
+pub fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+#[inline]
+pub fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+#[inline]
+pub fn norm2(a: V3) -> f64 {
+    dot(a, a)
+}
+#[inline]
+pub fn norm(a: V3) -> f64 {
+    dot(a, a).sqrt()
+}
+#[inline]
+pub fn dist(a: V3, b: V3) -> f64 {
+    norm(sub(a, b))
+}
+#[inline]
+pub fn neg(a: V3) -> V3 {
+    [-a[0], -a[1], -a[2]]
+}
+#[inline]
+pub fn lerp(a: V3, b: V3, t: f64) -> V3 {
+    [
+        a[0] + (b[0] - a[0]) * t,
+        a[1] + (b[1] - a[1]) * t,
+        a[2] + (b[2] - a[2]) * t,
+    ]
+}
+/// Unit vector along `a`, or `None` when `a` is (numerically) zero or not finite.
+#[inline]
+pub fn normalize(a: V3) -> Option<V3> {
+    let n = norm(a);
+    if n > 1e-300 && n.is_finite() {
+        Some(scale(a, 1.0 / n))
+    } else {
+        None
+    }
+}
+pub fn is_finite(a: V3) -> bool {
+    a.iter().all(|x| x.is_finite())
+}
+
+/// Two unit vectors completing `d` (unit) to a right-handed orthonormal basis.
+pub fn orthonormal_basis(d: V3) -> (V3, V3) {
+    let helper = if d[0].abs() < 0.6 {
+        [1.0, 0.0, 0.0]
+    } else if d[1].abs() < 0.6 {
+        [0.0, 1.0, 0.0]
+    } else {
+        [0.0, 0.0, 1.0]
+    };
+    let e1 = normalize(cross(d, helper)).unwrap_or([0.0, 1.0, 0.0]);
+    let e2 = cross(d, e1);
+    (e1, e2)
+}
+
+/// `m * v`
+#[inline]
+pub fn mul(m: &M3, v: V3) -> V3 {
+    [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
+}
+/// `m^T * v`
+#[inline]
+pub fn mul_t(m: &M3, v: V3) -> V3 {
+    [
+        m[0][0] * v[0] + m[1][0] * v[1] + m[2][0] * v[2],
+        m[0][1] * v[0] + m[1][1] * v[1] + m[2][1] * v[2],
+        m[0][2] * v[0] + m[1][2] * v[1] + m[2][2] * v[2],
+    ]
+}
+pub fn matmul(a: &M3, b: &M3) -> M3 {
+    let mut r = [[0.0; 3]; 3];
+    for (i, row) in r.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            *x = a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j];
+        }
+    }
+    r
+}
+/// Column `j` of `m` (the box's j-th axis in the link frame).
+#[inline]
+pub fn col(m: &M3, j: usize) -> V3 {
+    [m[0][j], m[1][j], m[2][j]]
+}
+/// Matrix with the given columns.
+pub fn from_cols(c0: V3, c1: V3, c2: V3) -> M3 {
+    [
+        [c0[0], c1[0], c2[0]],
+        [c0[1], c1[1], c2[1]],
+        [c0[2], c1[2], c2[2]],
+    ]
+}
+pub fn det(m: &M3) -> f64 {
+    dot(m[0], cross(m[1], m[2]))
+}
+pub const IDENTITY: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+/// Rotation by `angle` about unit `axis` (Rodrigues).
+pub fn axis_angle(axis: V3, angle: f64) -> M3 {
+    let (s, c) = angle.sin_cos();
+    let t = 1.0 - c;
+    let [x, y, z] = axis;
+    [
+        [t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+        [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+        [t * x * z - s * y, t * y * z + s * x, t * z * z + c],
+    ]
+}
+
+/// R = Rz(yaw) * Ry(pitch) * Rx(roll), the URDF convention; `rpy = [roll, pitch, yaw]`.
+pub fn rpy_to_matrix(rpy: V3) -> M3 {
+    let (sr, cr) = rpy[0].sin_cos();
+    let (sp, cp) = rpy[1].sin_cos();
+    let (sy, cy) = rpy[2].sin_cos();
+    [
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+        [-sp, cp * sr, cp * cr],
+    ]
+}
+
+/// Inverse of [`rpy_to_matrix`] for a proper rotation; pitch in [-pi/2, pi/2].
+pub fn matrix_to_rpy(m: &M3) -> V3 {
+    let sp = (-m[2][0]).clamp(-1.0, 1.0);
+    let pitch = sp.asin();
+    if sp.abs() < 1.0 - 1e-12 {
+        let roll = m[2][1].atan2(m[2][2]);
+        let yaw = m[1][0].atan2(m[0][0]);
+        [roll, pitch, yaw]
+    } else {
+        // Gimbal lock: only roll - yaw (or roll + yaw) is defined; put it all in yaw.
+        let yaw = (-m[0][1]).atan2(m[1][1]);
+        [0.0, pitch, yaw]
+    }
+}
+
+/// Symmetric eigen decomposition of a 3x3 matrix: eigenvalues descending,
+/// eigenvectors as unit columns of a right-handed rotation.
+pub fn sym_eigen(m: &M3) -> ([f64; 3], M3) {
+    let a = nalgebra::Matrix3::new(
+        m[0][0], m[0][1], m[0][2], m[1][0], m[1][1], m[1][2], m[2][0], m[2][1], m[2][2],
+    );
+    let e = nalgebra::SymmetricEigen::new(a);
+    let mut idx = [0usize, 1, 2];
+    idx.sort_by(|&i, &j| {
+        e.eigenvalues[j]
+            .total_cmp(&e.eigenvalues[i])
+            .then(i.cmp(&j))
+    });
+    let vals = [
+        e.eigenvalues[idx[0]],
+        e.eigenvalues[idx[1]],
+        e.eigenvalues[idx[2]],
+    ];
+    let c = |k: usize| -> V3 {
+        let v = e.eigenvectors.column(idx[k]);
+        normalize([v[0], v[1], v[2]]).unwrap_or([0.0, 0.0, 0.0])
+    };
+    let (c0, mut c1) = (c(0), c(1));
+    let c0 = if norm2(c0) > 0.5 { c0 } else { [1.0, 0.0, 0.0] };
+    if norm2(c1) < 0.5 || dot(c0, c1).abs() > 1e-6 {
+        c1 = orthonormal_basis(c0).0;
+    }
+    let c2 = cross(c0, c1);
+    (vals, from_cols(c0, c1, c2))
+}
+
+/// Mean and covariance of a point set (population covariance).
+pub fn mean_cov(points: &[V3]) -> (V3, M3) {
+    let n = points.len().max(1) as f64;
+    let mut mean = [0.0; 3];
+    for p in points {
+        mean = add(mean, *p);
+    }
+    mean = scale(mean, 1.0 / n);
+    let mut c = [[0.0; 3]; 3];
+    for p in points {
+        let d = sub(*p, mean);
+        for i in 0..3 {
+            for j in 0..3 {
+                c[i][j] += d[i] * d[j];
+            }
+        }
+    }
+    for row in c.iter_mut() {
+        for x in row.iter_mut() {
+            *x /= n;
+        }
+    }
+    (mean, c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rpy_round_trip() {
+        for rpy in [[0.1, -0.4, 2.5], [0.0, 0.0, 0.0], [-3.0, 1.2, -0.7]] {
+            let m = rpy_to_matrix(rpy);
+            let back = matrix_to_rpy(&m);
+            let m2 = rpy_to_matrix(back);
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert!((m[i][j] - m2[i][j]).abs() < 1e-12);
+                }
+            }
+            assert!((det(&m) - 1.0).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn rpy_convention_is_z_y_x() {
+        // yaw of 90 degrees maps x to y.
+        let m = rpy_to_matrix([0.0, 0.0, std::f64::consts::FRAC_PI_2]);
+        let v = mul(&m, [1.0, 0.0, 0.0]);
+        assert!((v[1] - 1.0).abs() < 1e-15);
+        // roll then pitch then yaw, applied right to left.
+        let r = rpy_to_matrix([0.3, 0.2, 0.1]);
+        let rx = axis_angle([1.0, 0.0, 0.0], 0.3);
+        let ry = axis_angle([0.0, 1.0, 0.0], 0.2);
+        let rz = axis_angle([0.0, 0.0, 1.0], 0.1);
+        let p = matmul(&rz, &matmul(&ry, &rx));
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!((r[i][j] - p[i][j]).abs() < 1e-15);
+            }
+        }
+    }
+
+    #[test]
+    fn eigen_is_right_handed() {
+        let pts = [
+            [0.0, 0.0, 0.0],
+            [2.0, 0.1, 0.0],
+            [4.0, -0.1, 0.3],
+            [1.0, 0.5, -0.2],
+        ];
+        let (_, c) = mean_cov(&pts);
+        let (vals, r) = sym_eigen(&c);
+        assert!(vals[0] >= vals[1] && vals[1] >= vals[2]);
+        assert!((det(&r) - 1.0).abs() < 1e-9);
+    }
+}
