@@ -4,12 +4,15 @@
 //! -> manifest (`io::manifest`) -> checked by the embedded kernel (`kernel`).
 //! See docs/architecture.md.
 
+pub mod acm;
 pub mod cli;
 pub mod error;
 pub mod fit;
 pub mod geom;
 pub mod io;
 pub mod kernel;
+pub mod lower;
 pub mod messages;
 pub mod model;
 pub mod report;
+pub mod verify;

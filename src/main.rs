@@ -4,7 +4,10 @@ use collide::cli::{self, args::Cli};
 fn main() {
     // A panic is a bug in collide, never the user's fault; still one line, never a backtrace.
     std::panic::set_hook(Box::new(|info| {
-        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
         let what = info
             .payload()
             .downcast_ref::<&str>()

@@ -47,13 +47,20 @@ fn every_example_robot_data_urdf_reads_and_agrees_with_urdf_rs() {
         assert_eq!(theirs.links.len(), robot.links.len(), "{name}: link count");
         assert_eq!(theirs.joints.len(), robot.joints.len(), "{name}: joint count");
         for tj in &theirs.joints {
-            let j = &robot.joints[robot.joint_index(&tj.name).unwrap_or_else(|| panic!("{name}: joint {}", tj.name))];
+            let j = &robot.joints[robot
+                .joint_index(&tj.name)
+                .unwrap_or_else(|| panic!("{name}: joint {}", tj.name))];
             assert_eq!(robot.links[j.parent].name, tj.parent.link, "{name}: {} parent", tj.name);
             assert_eq!(robot.links[j.child].name, tj.child.link, "{name}: {} child", tj.name);
             assert_eq!(j.origin_xyz, *tj.origin.xyz, "{name}: {} xyz", tj.name);
             assert_eq!(j.origin_rpy, *tj.origin.rpy, "{name}: {} rpy", tj.name);
             if matches!(j.kind, JointKind::Revolute | JointKind::Prismatic) {
-                assert_eq!(j.limits, Some((tj.limit.lower, tj.limit.upper)), "{name}: {} limits", tj.name);
+                assert_eq!(
+                    j.limits,
+                    Some((tj.limit.lower, tj.limit.upper)),
+                    "{name}: {} limits",
+                    tj.name
+                );
                 let n = tj.axis.xyz.iter().map(|v| v * v).sum::<f64>().sqrt();
                 for (a, b) in j.axis.iter().zip(tj.axis.xyz.iter()) {
                     assert!((a - b / n).abs() < 1e-15, "{name}: {} axis", tj.name);
@@ -78,7 +85,11 @@ fn every_example_robot_data_urdf_reads_and_agrees_with_urdf_rs() {
 fn every_example_robot_data_srdf_reads_against_its_robot() {
     let erd = common::erd();
     let cases = [
-        ("panda_description/urdf/panda.urdf", "panda_description/srdf/panda.srdf", 35),
+        (
+            "panda_description/urdf/panda.urdf",
+            "panda_description/srdf/panda.srdf",
+            35,
+        ),
         ("ur_description/urdf/ur5_robot.urdf", "ur_description/srdf/ur5.srdf", 0),
         ("pr2_description/urdf/pr2.urdf", "pr2_description/srdf/pr2.srdf", 0),
     ];
@@ -89,8 +100,15 @@ fn every_example_robot_data_srdf_reads_against_its_robot() {
             assert_eq!(s.disabled.len(), rows, "{srdf}");
         }
     }
-    let panda = load_robot(&erd.join("panda_description/urdf/panda.urdf"), &LoadOptions::default()).unwrap().robot;
-    let s = read_srdf(&erd.join("panda_description/srdf/panda.srdf"), &panda, &XmlLimits::default()).unwrap();
+    let panda = load_robot(&erd.join("panda_description/urdf/panda.urdf"), &LoadOptions::default())
+        .unwrap()
+        .robot;
+    let s = read_srdf(
+        &erd.join("panda_description/srdf/panda.srdf"),
+        &panda,
+        &XmlLimits::default(),
+    )
+    .unwrap();
     // The shipped SRDF calls Franka's ready pose "default".
     let ready = s.group_state("default").expect("panda has its ready pose");
     assert_eq!(ready.values["panda_joint4"], -2.35619);
@@ -106,7 +124,9 @@ fn srdf_naming_an_unknown_link_is_an_error_naming_the_line() {
         "<robot name=\"chain\">\n  <disable_collisions link1=\"base\" link2=\"arm\"/>\n  <disable_collisions link1=\"base\" link2=\"nope\" reason=\"Never\"/>\n</robot>\n",
     )
     .unwrap();
-    let robot = load_robot(&common::repo().join("tests/robots/chain.urdf"), &LoadOptions::default()).unwrap().robot;
+    let robot = load_robot(&common::repo().join("tests/robots/chain.urdf"), &LoadOptions::default())
+        .unwrap()
+        .robot;
     let err = read_srdf(&srdf, &robot, &XmlLimits::default()).unwrap_err();
     assert!(err.message.contains("bad.srdf:3:3"), "{}", err.message);
     assert!(err.message.contains("`nope`"), "{}", err.message);
@@ -124,11 +144,15 @@ fn every_robosuite_robot_and_the_openarm_read() {
     assert!(files.len() >= 11, "{files:?}");
     files.push(site.join("share/openarm_mujoco/v2/openarm_bimanual.xml"));
     for f in &files {
-        let robot = load_robot(f, &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")).robot;
+        let robot = load_robot(f, &LoadOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .robot;
         assert!(robot.links.len() > 5, "{}", f.display());
         assert!(robot.links.iter().any(|l| !l.geometry.is_empty()));
     }
-    let openarm = load_robot(files.last().unwrap(), &LoadOptions::default()).unwrap().robot;
+    let openarm = load_robot(files.last().unwrap(), &LoadOptions::default())
+        .unwrap()
+        .robot;
     // <equality joint1=finger_joint1 joint2=finger_joint2 polycoef="0 1 ..."/>: joint1 follows joint2.
     let f1 = &openarm.joints[openarm.joint_index("openarm_left_finger_joint1").unwrap()];
     let m = f1.mimic.as_ref().expect("equality-coupled finger");

@@ -20,6 +20,86 @@ pub enum Command {
     Inspect(InspectArgs),
     /// World pose of every link at a configuration.
     Fk(FkArgs),
+    /// Fit proven primitives to every link and write the manifest.
+    Lower(LowerArgs),
+    /// The allowed-collision matrix, every exemption proven.
+    #[command(subcommand)]
+    Acm(AcmCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct LowerArgs {
+    /// A robot config (robots/NAME/robot.yaml), a .urdf or an MJCF .xml.
+    pub robot: PathBuf,
+    /// Lower LINK as a box plus exact hull; LINK=N cuts it into N slabs; `all` for every link (repeatable).
+    #[arg(long = "tight-link", value_name = "LINK[=N]")]
+    pub tight_link: Vec<String>,
+    /// The manifest (default: manifest.yaml beside the robot config).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Replace the manifest (atomically) after every proof and check passed.
+    #[arg(long, conflicts_with = "check")]
+    pub write: bool,
+    /// Exit 1 if the manifest would change (for CI).
+    #[arg(long)]
+    pub check: bool,
+    /// Let --write replace fits that stand further off their hull than the existing ones.
+    #[arg(long)]
+    pub allow_loosen: bool,
+    /// Clearance every primitive keeps around every vertex, in metres.
+    #[arg(long, value_name = "M", default_value_t = 0.001)]
+    pub headroom: f64,
+    /// Print the per-link table as JSON instead.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AcmCommand {
+    /// Recompute the ACM of a robot's manifest.
+    Regenerate(AcmArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AcmArgs {
+    /// A robot config (robots/NAME/robot.yaml); its manifest must exist (run `collide lower` first).
+    pub robot: PathBuf,
+    /// The manifest (default: manifest.yaml beside the robot config).
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// Replace the manifest's acm block (atomically) after the kernel checked the result.
+    #[arg(long, conflicts_with = "check")]
+    pub write: bool,
+    /// Exit 1 if the manifest would change.
+    #[arg(long)]
+    pub check: bool,
+    /// Also write a MoveIt-compatible SRDF disable_collisions list.
+    #[arg(long, value_name = "FILE")]
+    pub srdf_out: Option<PathBuf>,
+    /// Which of the robot's SRDF rows stay exemptions: proven rows only, also unproven ones, or none.
+    #[arg(long, value_enum, default_value_t = KeepSrdf::Proven)]
+    pub keep_srdf: KeepSrdf,
+    /// Seeded sample poses for the report (never create exemptions).
+    #[arg(long, default_value_t = 10_000)]
+    pub samples: usize,
+    #[arg(long, default_value_t = 20260924)]
+    pub seed: u64,
+    /// Branch-and-bound boxes one pair may use before it is left unproven.
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    pub budget: usize,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeepSrdf {
+    Unproven,
+    Proven,
+    None,
 }
 
 /// Options shared by every command that reads a robot.

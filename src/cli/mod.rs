@@ -3,6 +3,7 @@
 pub mod args;
 pub mod fk;
 pub mod inspect;
+pub mod lower;
 
 use crate::error::Result;
 use crate::io::mjcf::MjcfLimits;
@@ -14,6 +15,8 @@ pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Inspect(a) => inspect::run(a),
         Command::Fk(a) => fk::run(a),
+        Command::Lower(a) => lower::run(a),
+        Command::Acm(_) => Err(crate::error::Error::input("not yet")),
     }
 }
 

@@ -28,7 +28,7 @@ use crate::geom::mesh::TriMesh;
 use crate::geom::v3::{self, M3, V3};
 
 /// The kernel's cap on hull vertices.
-pub const MAX_HULL_VERTICES: usize = 320;
+pub use crate::kernel::MAX_HULL_VERTICES;
 /// Sub-triangles allowed per triangle in the subdivision proof.
 const MAX_PIECES_PER_TRIANGLE: usize = 1 << 16;
 
@@ -108,10 +108,7 @@ fn tight_chain(i: usize, t: &TightBox) -> Result<HullPlanes, FitError> {
             reason: "non-finite value".into(),
         });
     }
-    let planes = HullPlanes::new(&t.hull).map_err(|reason| FitError::HullInvalid {
-        primitive: i,
-        reason,
-    })?;
+    let planes = HullPlanes::new(&t.hull).map_err(|reason| FitError::HullInvalid { primitive: i, reason })?;
     let rot = b.rotation();
     for (k, w) in t.hull.iter().enumerate() {
         let d = containment::dop_depth(&t.dop26, b.center, &rot, *w);
@@ -143,11 +140,7 @@ fn checker(i: usize, p: &Primitive) -> Result<Checker, FitError> {
     };
     match p {
         Primitive::Capsule(c) => {
-            if !(v3::is_finite(c.a)
-                && v3::is_finite(c.b)
-                && c.radius.is_finite()
-                && c.radius >= 0.0)
-            {
+            if !(v3::is_finite(c.a) && v3::is_finite(c.b) && c.radius.is_finite() && c.radius >= 0.0) {
                 return Err(bad("capsule has a non-finite or negative value"));
             }
             Ok(Checker::Capsule(c.a, c.b, c.radius))
@@ -176,11 +169,7 @@ fn checker(i: usize, p: &Primitive) -> Result<Checker, FitError> {
 /// slab planes the fit used, one slab per primitive in order; without them a
 /// multi-primitive set is proven by subdivision. A failure names the vertex or
 /// triangle and how far outside it is.
-pub fn prove(
-    mesh: &TriMesh,
-    primitives: &[Primitive],
-    cuts: Option<&Cuts>,
-) -> Result<Proof, FitError> {
+pub fn prove(mesh: &TriMesh, primitives: &[Primitive], cuts: Option<&Cuts>) -> Result<Proof, FitError> {
     validate_mesh(mesh)?;
     if primitives.is_empty() {
         return Err(FitError::NoPrimitives);
@@ -198,12 +187,7 @@ pub fn prove(
         .enumerate()
         .map(|(i, p)| checker(i, p))
         .collect::<Result<_, _>>()?;
-    let union_depth = |p: V3| {
-        checkers
-            .iter()
-            .map(|c| c.depth(p))
-            .fold(f64::NEG_INFINITY, f64::max)
-    };
+    let union_depth = |p: V3| checkers.iter().map(|c| c.depth(p)).fold(f64::NEG_INFINITY, f64::max);
 
     let mut margin = f64::INFINITY;
     for (i, p) in mesh.vertices.iter().enumerate() {
@@ -255,13 +239,11 @@ pub fn prove(
         }
     } else {
         for (ti, t) in mesh.triangles.iter().enumerate() {
-            let (n, m) = subdivide(tri_of(t), &checkers).map_err(|(point, depth)| {
-                FitError::TriangleOutside {
-                    triangle: ti,
-                    primitive: None,
-                    point,
-                    depth,
-                }
+            let (n, m) = subdivide(tri_of(t), &checkers).map_err(|(point, depth)| FitError::TriangleOutside {
+                triangle: ti,
+                primitive: None,
+                point,
+                depth,
             })?;
             pieces += n;
             piece_margin = piece_margin.min(m);
@@ -294,23 +276,15 @@ fn subdivide(tri: [V3; 3], checkers: &[Checker]) -> Result<(usize, f64), (V3, f6
         }
         // A corner outside every primitive is a genuine failure.
         for p in &t {
-            let d = checkers
-                .iter()
-                .map(|c| c.depth(*p))
-                .fold(f64::NEG_INFINITY, f64::max);
+            let d = checkers.iter().map(|c| c.depth(*p)).fold(f64::NEG_INFINITY, f64::max);
             if d.is_nan() || d < 0.0 {
                 return Err((*p, d));
             }
         }
-        let longest = v3::dist(t[0], t[1])
-            .max(v3::dist(t[1], t[2]))
-            .max(v3::dist(t[2], t[0]));
+        let longest = v3::dist(t[0], t[1]).max(v3::dist(t[1], t[2])).max(v3::dist(t[2], t[0]));
         if count > MAX_PIECES_PER_TRIANGLE || longest < 1e-9 {
             let c = v3::scale(v3::add(v3::add(t[0], t[1]), t[2]), 1.0 / 3.0);
-            let d = checkers
-                .iter()
-                .map(|k| k.depth(c))
-                .fold(f64::NEG_INFINITY, f64::max);
+            let d = checkers.iter().map(|k| k.depth(c)).fold(f64::NEG_INFINITY, f64::max);
             return Err((c, d.min(best)));
         }
         let m01 = v3::lerp(t[0], t[1], 0.5);

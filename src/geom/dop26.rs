@@ -2,49 +2,20 @@
 //! box frame (relative to the box centre, box axes as coordinate axes).
 //!
 //! Direction order (what `dop26: [...]` in the manifest means, index by index):
-//! - 0-5: the faces `+x, -x, +y, -y, +z, -z`;
-//! - 6-17: the edges `(±1, ±1, 0)/√2`, then `(±1, 0, ±1)/√2`, then
-//!   `(0, ±1, ±1)/√2`, signs in the order `(+,+), (+,-), (-,+), (-,-)`;
-//! - 18-25: the corners `(±1, ±1, ±1)/√3`, signs counting down in binary with x
-//!   most significant: `(+,+,+), (+,+,-), (+,-,+), (+,-,-), (-,+,+), ...`.
+//! the kernel's, documented in `src/kernel/dop26.rs` and `docs/manifest.md`.
 //!
 //! All directions are unit vectors, so `d_k` is a distance in metres.
 
 use super::v3::{self, M3, V3};
 
+#[cfg(test)]
 const S2: f64 = std::f64::consts::FRAC_1_SQRT_2;
 /// 1/√3 to the nearest f64.
+#[cfg(test)]
 const S3: f64 = 0.577_350_269_189_625_8;
 
-/// The 26 unit directions, in manifest order (module doc).
-pub const DIRS: [V3; 26] = [
-    [1.0, 0.0, 0.0],
-    [-1.0, 0.0, 0.0],
-    [0.0, 1.0, 0.0],
-    [0.0, -1.0, 0.0],
-    [0.0, 0.0, 1.0],
-    [0.0, 0.0, -1.0],
-    [S2, S2, 0.0],
-    [S2, -S2, 0.0],
-    [-S2, S2, 0.0],
-    [-S2, -S2, 0.0],
-    [S2, 0.0, S2],
-    [S2, 0.0, -S2],
-    [-S2, 0.0, S2],
-    [-S2, 0.0, -S2],
-    [0.0, S2, S2],
-    [0.0, S2, -S2],
-    [0.0, -S2, S2],
-    [0.0, -S2, -S2],
-    [S3, S3, S3],
-    [S3, S3, -S3],
-    [S3, -S3, S3],
-    [S3, -S3, -S3],
-    [-S3, S3, S3],
-    [-S3, S3, -S3],
-    [-S3, -S3, S3],
-    [-S3, -S3, -S3],
-];
+/// The 26 unit directions: the kernel's, which the manifest's `dop26` follows.
+pub use crate::kernel::dop26::DIRECTIONS as DIRS;
 
 /// `p` (link frame) in the box frame relative to the box centre.
 #[inline]

@@ -1,0 +1,204 @@
+//! `collide lower ROBOT [--tight-link LINK[=N]]... [--out FILE] [--write] [--check] [--allow-loosen]`
+
+use super::args::LowerArgs;
+use crate::error::{Error, Result};
+use crate::fit::FitOptions;
+use crate::io::manifest::{self, Manifest};
+use crate::io::mesh::MeshLimits;
+use crate::io::robot::{LoadedRobot, load_robot};
+use crate::lower::{LowerOptions, Lowered, TightLinks, lower};
+use crate::report::table::Table;
+use std::path::{Path, PathBuf};
+
+/// Mean protrusion may grow by this much before --write calls it loosening.
+const LOOSEN_TOLERANCE_M: f64 = 1e-4;
+
+pub fn run(args: LowerArgs) -> Result<i32> {
+    if !(args.headroom.is_finite() && args.headroom >= 0.0) {
+        return Err(Error::input(format!(
+            "--headroom {} must be a finite number >= 0",
+            args.headroom
+        )));
+    }
+    let options = LowerOptions {
+        fit: FitOptions {
+            headroom: args.headroom,
+            ..FitOptions::default()
+        },
+        tight: TightLinks::parse(&args.tight_link)?,
+        mesh_limits: MeshLimits {
+            max_triangles: args.read.max_triangles,
+        },
+        max_total_triangles: args.read.max_total_triangles,
+    };
+    let loaded = load_robot(&args.robot, &args.read.load_options())?;
+    for w in &loaded.robot.warnings {
+        crate::messages::warning(w);
+    }
+    let path = manifest_path(&loaded, args.out.as_deref());
+    let existing_text = std::fs::read_to_string(&path).ok();
+    let existing = match &existing_text {
+        Some(text) => Some(manifest::parse_manifest(&path, text)?),
+        None => None,
+    };
+    let lowered = lower(&loaded, &options, existing.as_ref())?;
+    let changed = existing_text.as_deref() != Some(lowered.text.as_str());
+
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&links_json(&lowered)).expect("plain JSON")
+        );
+    } else {
+        print!("{}", links_table(&lowered).render());
+        print_rest(&lowered);
+    }
+    if args.check {
+        if changed {
+            eprintln!("{} would change; run `collide lower --write`", path.display());
+            return Ok(1);
+        }
+        return Ok(0);
+    }
+    if !args.write {
+        if changed {
+            print!(
+                "{}",
+                unified_diff(existing_text.as_deref().unwrap_or(""), &lowered.text, &path)
+            );
+        } else if !args.json {
+            println!("{} is up to date", path.display());
+        }
+        return Ok(0);
+    }
+    if let Some(old) = &existing
+        && !args.allow_loosen
+    {
+        let loosened = loosened_links(old, &lowered.manifest);
+        if !loosened.is_empty() {
+            let mut err = Error::loosen(format!(
+                "refusing to loosen {} link(s) of {} (mean protrusion grows by more than 0.1 mm); pass --allow-loosen to accept",
+                loosened.len(),
+                path.display()
+            ));
+            for (name, before, after) in loosened {
+                err = err.with_context(format!("{name}: {:.1} mm -> {:.1} mm", before * 1e3, after * 1e3));
+            }
+            return Err(err);
+        }
+    }
+    if changed {
+        crate::io::atomic::write_atomic(&path, lowered.text.as_bytes())?;
+        println!("wrote {}", path.display());
+    } else {
+        println!("{} is up to date", path.display());
+    }
+    Ok(0)
+}
+
+/// `--out`, else `manifest.yaml` beside the robot config, else `NAME.manifest.yaml` here.
+pub fn manifest_path(loaded: &LoadedRobot, out: Option<&Path>) -> PathBuf {
+    if let Some(out) = out {
+        return out.to_path_buf();
+    }
+    match &loaded.config_path {
+        Some(config) => config.with_file_name("manifest.yaml"),
+        None => PathBuf::from(format!("{}.manifest.yaml", loaded.robot.name)),
+    }
+}
+
+/// Links whose mean protrusion grew by more than the tolerance: (name, before, after).
+fn loosened_links(old: &Manifest, new: &Manifest) -> Vec<(String, f64, f64)> {
+    new.links
+        .iter()
+        .filter_map(|l| {
+            let before = old.links.iter().find(|o| o.name == l.name)?.fit.mean_protrusion_m;
+            let after = l.fit.mean_protrusion_m;
+            (after > before + LOOSEN_TOLERANCE_M).then(|| (l.name.clone(), before, after))
+        })
+        .collect()
+}
+
+fn mm(v: f64) -> String {
+    format!("{:.1}", v * 1e3)
+}
+
+fn links_table(lowered: &Lowered) -> Table {
+    let mut t = Table::new(&[
+        "link",
+        "choice",
+        "prims",
+        "vol ratio",
+        "max prot mm",
+        "mean prot mm",
+        "margin mm",
+    ]);
+    for l in &lowered.manifest.links {
+        t.row(vec![
+            l.name.clone(),
+            l.fit.choice.as_str().to_string(),
+            l.primitives.len().to_string(),
+            l.fit.vol_ratio.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into()),
+            mm(l.fit.max_protrusion_m),
+            mm(l.fit.mean_protrusion_m),
+            mm(l.fit.min_margin_m),
+        ]);
+    }
+    t
+}
+
+fn links_json(lowered: &Lowered) -> serde_json::Value {
+    let links: Vec<_> = lowered
+        .manifest
+        .links
+        .iter()
+        .map(|l| {
+            serde_json::json!({
+                "link": l.name, "choice": l.fit.choice.as_str(), "primitives": l.primitives.len(),
+                "vol_ratio": l.fit.vol_ratio, "max_protrusion_m": l.fit.max_protrusion_m,
+                "mean_protrusion_m": l.fit.mean_protrusion_m, "min_margin_m": l.fit.min_margin_m,
+            })
+        })
+        .collect();
+    let contacts: Vec<_> = lowered
+        .rest_contacts
+        .iter()
+        .map(|(a, b, d)| serde_json::json!({"a": a, "b": b, "distance_m": d}))
+        .collect();
+    serde_json::json!({"robot": lowered.manifest.robot, "links": links,
+        "rest_pose": {"clear": lowered.manifest.rest_pose.clear, "contacts": contacts}})
+}
+
+fn print_rest(lowered: &Lowered) {
+    let rest = &lowered.manifest.rest_pose;
+    if rest.clear {
+        println!("\nrest pose: clear, least distance {} mm", mm(rest.min_distance_m));
+        return;
+    }
+    println!(
+        "\nrest pose: {} pair(s) in contact (not in the ACM; run `collide acm regenerate`):",
+        lowered.rest_contacts.len()
+    );
+    for (a, b, d) in lowered.rest_contacts.iter().take(20) {
+        println!(
+            "  {a} - {b}: {} mm {}",
+            mm(d.abs()),
+            if *d < 0.0 { "deep" } else { "apart, within the margin" }
+        );
+    }
+    if lowered.rest_contacts.len() > 20 {
+        println!("  ... and {} more", lowered.rest_contacts.len() - 20);
+    }
+}
+
+/// A unified diff with three lines of context, `---`/`+++` naming the manifest.
+pub fn unified_diff(old: &str, new: &str, path: &Path) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(
+            &format!("{} (existing)", path.display()),
+            &format!("{} (new)", path.display()),
+        )
+        .to_string()
+}

@@ -1,0 +1,139 @@
+//! Between the fitter's, the model's and the manifest's types.
+
+use crate::fit::{self, Kind, LinkFit};
+use crate::io::manifest;
+use crate::model::{Joint, JointKind, Robot};
+
+pub fn manifest_joint(robot: &Robot, j: &Joint) -> manifest::Joint {
+    let kind = match j.kind {
+        JointKind::Fixed => manifest::JointKind::Fixed,
+        JointKind::Revolute => manifest::JointKind::Revolute,
+        JointKind::Continuous => manifest::JointKind::Continuous,
+        JointKind::Prismatic => manifest::JointKind::Prismatic,
+    };
+    manifest::Joint {
+        name: j.name.clone(),
+        kind,
+        parent: robot.links[j.parent].name.clone(),
+        child: robot.links[j.child].name.clone(),
+        origin_xyz: j.origin_xyz,
+        origin_rpy: j.origin_rpy,
+        axis: j.axis,
+        limits: match j.kind {
+            JointKind::Revolute | JointKind::Prismatic => j.limits.map(|(a, b)| [a, b]),
+            _ => None,
+        },
+        mimic: j.mimic.as_ref().map(|m| manifest::Mimic {
+            joint: robot.joints[m.leader].name.clone(),
+            multiplier: m.multiplier,
+            offset: m.offset,
+        }),
+        pivot: (j.pivot != [0.0; 3] && matches!(j.kind, JointKind::Revolute | JointKind::Continuous))
+            .then_some(j.pivot),
+    }
+}
+
+pub fn manifest_primitive(p: &fit::Primitive) -> manifest::Primitive {
+    match p {
+        fit::Primitive::Capsule(c) => manifest::Primitive::Capsule(manifest::Capsule {
+            a: c.a,
+            b: c.b,
+            radius: c.radius,
+        }),
+        fit::Primitive::Box(b) => manifest::Primitive::Box(manifest::BoxPrim {
+            center: b.center,
+            rpy: b.rpy,
+            half_extents: b.half_extents,
+            dop26: None,
+            hull: None,
+        }),
+        fit::Primitive::TightBox(t) => manifest::Primitive::Box(manifest::BoxPrim {
+            center: t.bbox.center,
+            rpy: t.bbox.rpy,
+            half_extents: t.bbox.half_extents,
+            dop26: Some(t.dop26),
+            hull: Some(t.hull.clone()),
+        }),
+    }
+}
+
+/// The manifest's primitives as the fitter's types, for the proof.
+pub fn fit_primitive(p: &manifest::Primitive) -> fit::Primitive {
+    match p {
+        manifest::Primitive::Capsule(c) => fit::Primitive::Capsule(crate::geom::capsule::Capsule {
+            a: c.a,
+            b: c.b,
+            radius: c.radius,
+        }),
+        manifest::Primitive::Box(b) => {
+            let bbox = fit::BoxPrim {
+                center: b.center,
+                rpy: b.rpy,
+                half_extents: b.half_extents,
+            };
+            match b.tight() {
+                Some((dop, hull)) => fit::Primitive::TightBox(fit::TightBox {
+                    bbox,
+                    dop26: *dop,
+                    hull: hull.to_vec(),
+                }),
+                None => fit::Primitive::Box(bbox),
+            }
+        }
+    }
+}
+
+fn choice(kind: Kind) -> manifest::FitChoice {
+    match kind {
+        Kind::Capsule => manifest::FitChoice::Capsule,
+        Kind::CapsuleChain2 => manifest::FitChoice::CapsuleChain2,
+        Kind::CapsuleChain3 => manifest::FitChoice::CapsuleChain3,
+        Kind::Box => manifest::FitChoice::Box,
+        Kind::BoxHull { .. } => manifest::FitChoice::TightBox,
+    }
+}
+
+fn candidate_kind(kind: Kind) -> Option<manifest::CandidateKind> {
+    match kind {
+        Kind::Capsule => Some(manifest::CandidateKind::Capsule),
+        Kind::CapsuleChain2 => Some(manifest::CandidateKind::CapsuleChain2),
+        Kind::CapsuleChain3 => Some(manifest::CandidateKind::CapsuleChain3),
+        Kind::Box => Some(manifest::CandidateKind::Box),
+        Kind::BoxHull { .. } => None,
+    }
+}
+
+pub fn manifest_link(name: &str, f: &LinkFit) -> manifest::Link {
+    let hull_excess = f
+        .tight
+        .iter()
+        .filter(|t| t.outer_polytope)
+        .map(|t| t.hull_excess_m)
+        .fold(None, |acc: Option<f64>, e| Some(acc.map_or(e, |a| a.max(e))));
+    manifest::Link {
+        name: name.to_string(),
+        primitives: f.primitives.iter().map(manifest_primitive).collect(),
+        fit: manifest::Fit {
+            choice: choice(f.choice),
+            vol_ratio: f.metrics.vol_ratio,
+            max_protrusion_m: f.metrics.max_protrusion_m,
+            mean_protrusion_m: f.metrics.mean_protrusion_m,
+            min_margin_m: f.metrics.min_margin_m,
+            vertices: f.vertices as u64,
+            triangles: f.triangles as u64,
+            candidates: f
+                .candidates
+                .iter()
+                .filter_map(|c| {
+                    Some(manifest::Candidate {
+                        kind: candidate_kind(c.kind)?,
+                        vol_ratio: c.metrics.vol_ratio,
+                        max_protrusion_m: c.metrics.max_protrusion_m,
+                        mean_protrusion_m: c.metrics.mean_protrusion_m,
+                    })
+                })
+                .collect(),
+            hull_excess_m: hull_excess.map(fit::round4),
+        },
+    }
+}

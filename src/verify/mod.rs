@@ -1,0 +1,5 @@
+//! Checks on a written manifest: kernel loading, containment, rest pose.
+
+pub mod containment;
+pub mod kernel_load;
+pub mod rest;
