@@ -32,12 +32,18 @@ fn keeps_permissions_of_the_old_file_and_gives_new_files_0644() {
     let dir = tempfile::tempdir().unwrap();
     let fresh = dir.path().join("fresh.yaml");
     write_atomic(&fresh, b"x").unwrap();
-    assert_eq!(fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o644);
+    assert_eq!(
+        fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
     let old = dir.path().join("old.yaml");
     fs::write(&old, b"x").unwrap();
     fs::set_permissions(&old, fs::Permissions::from_mode(0o640)).unwrap();
     write_atomic(&old, b"y").unwrap();
-    assert_eq!(fs::metadata(&old).unwrap().permissions().mode() & 0o777, 0o640);
+    assert_eq!(
+        fs::metadata(&old).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
 }
 
 #[cfg(unix)]
@@ -49,7 +55,12 @@ fn writes_through_a_symbolic_link() {
     fs::write(&real, b"old").unwrap();
     std::os::unix::fs::symlink(&real, &link).unwrap();
     write_atomic(&link, b"new").unwrap();
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(fs::read(&real).unwrap(), b"new");
 }
 
@@ -68,6 +79,10 @@ fn a_missing_directory_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("no/such/dir/m.yaml");
     let e = write_atomic(&path, b"x").unwrap_err();
-    assert!(e.message.starts_with(&path.display().to_string()), "{}", e.message);
+    assert!(
+        e.message.starts_with(&path.display().to_string()),
+        "{}",
+        e.message
+    );
     assert!(e.message.contains("cannot write"), "{}", e.message);
 }

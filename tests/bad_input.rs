@@ -8,7 +8,10 @@ fn every_bad_input_gets_one_clear_line_and_exit_2() {
     let expected = std::fs::read_to_string(dir.join("expected.txt")).unwrap();
     let mut failures = Vec::new();
     let mut cases = 0;
-    for line in expected.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in expected
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let (file, want) = line.split_once('\t').expect("file<TAB>expected");
         cases += 1;
         let command = if file.starts_with("manifest_") {
@@ -16,7 +19,11 @@ fn every_bad_input_gets_one_clear_line_and_exit_2() {
         } else {
             "inspect"
         };
-        let out = common::collide().arg(command).arg(dir.join(file)).output().unwrap();
+        let out = common::collide()
+            .arg(command)
+            .arg(dir.join(file))
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         let first = stderr.lines().next().unwrap_or("");
         let problems = [

@@ -1,7 +1,9 @@
 //! Fits of hand-made meshes with known answers, degenerate input, proofs that
 //! catch tampered primitives, and a property test over random point clouds.
 
-use collide::fit::{self, Candidate, FitError, FitOptions, Kind, Metrics, Primitive, fit_link, fit_tight, prove};
+use collide::fit::{
+    self, Candidate, FitError, FitOptions, Kind, Metrics, Primitive, fit_link, fit_tight, prove,
+};
 use collide::geom::capsule::Capsule;
 use collide::geom::containment;
 use collide::geom::mesh::TriMesh;
@@ -32,15 +34,21 @@ fn box_mesh(lo: V3, hi: V3) -> TriMesh {
         triangles.push([q[0], q[1], q[2]]);
         triangles.push([q[0], q[2], q[3]]);
     }
-    TriMesh { vertices, triangles }
+    TriMesh {
+        vertices,
+        triangles,
+    }
 }
 
 fn merge(a: &TriMesh, b: &TriMesh) -> TriMesh {
     let mut m = a.clone();
     let off = m.vertices.len() as u32;
     m.vertices.extend_from_slice(&b.vertices);
-    m.triangles
-        .extend(b.triangles.iter().map(|t| [t[0] + off, t[1] + off, t[2] + off]));
+    m.triangles.extend(
+        b.triangles
+            .iter()
+            .map(|t| [t[0] + off, t[1] + off, t[2] + off]),
+    );
     m
 }
 
@@ -63,7 +71,10 @@ fn cylinder(r: f64, len: f64, n: usize) -> TriMesh {
         triangles.push([c0, 2 * j, 2 * i]);
         triangles.push([c1, 2 * i + 1, 2 * j + 1]);
     }
-    TriMesh { vertices, triangles }
+    TriMesh {
+        vertices,
+        triangles,
+    }
 }
 
 /// A flat plate in z = 0, `n` x `n` grid.
@@ -82,7 +93,10 @@ fn plate(w: f64, h: f64, n: usize) -> TriMesh {
             triangles.push([id(i, j), id(i + 1, j + 1), id(i, j + 1)]);
         }
     }
-    TriMesh { vertices, triangles }
+    TriMesh {
+        vertices,
+        triangles,
+    }
 }
 
 /// Subdivided sphere-ish mesh (UV sphere) with many hull vertices.
@@ -94,7 +108,11 @@ fn uv_sphere(r: f64, rings: usize, segs: usize, center: V3) -> TriMesh {
             let ph = std::f64::consts::TAU * j as f64 / segs as f64;
             vertices.push(v3::add(
                 center,
-                [r * th.sin() * ph.cos(), r * th.sin() * ph.sin(), r * th.cos()],
+                [
+                    r * th.sin() * ph.cos(),
+                    r * th.sin() * ph.sin(),
+                    r * th.cos(),
+                ],
             ));
         }
     }
@@ -112,7 +130,10 @@ fn uv_sphere(r: f64, rings: usize, segs: usize, center: V3) -> TriMesh {
             triangles.push([ring(i, j), ring(i + 1, j + 1), ring(i, j + 1)]);
         }
     }
-    TriMesh { vertices, triangles }
+    TriMesh {
+        vertices,
+        triangles,
+    }
 }
 
 fn transform(m: &TriMesh, rpy: V3, t: V3, scale: V3) -> TriMesh {
@@ -120,7 +141,12 @@ fn transform(m: &TriMesh, rpy: V3, t: V3, scale: V3) -> TriMesh {
     let vertices = m
         .vertices
         .iter()
-        .map(|p| v3::add(v3::mul(&r, [p[0] * scale[0], p[1] * scale[1], p[2] * scale[2]]), t))
+        .map(|p| {
+            v3::add(
+                v3::mul(&r, [p[0] * scale[0], p[1] * scale[1], p[2] * scale[2]]),
+                t,
+            )
+        })
         .collect();
     let flip = scale[0] * scale[1] * scale[2] < 0.0;
     let triangles = m
@@ -128,7 +154,10 @@ fn transform(m: &TriMesh, rpy: V3, t: V3, scale: V3) -> TriMesh {
         .iter()
         .map(|t| if flip { [t[0], t[2], t[1]] } else { *t })
         .collect();
-    TriMesh { vertices, triangles }
+    TriMesh {
+        vertices,
+        triangles,
+    }
 }
 
 // ---------- independent containment checks ----------
@@ -144,7 +173,10 @@ fn depth(prim: &Primitive, p: V3) -> f64 {
 
 fn assert_vertices_inside(mesh: &TriMesh, prims: &[Primitive], min: f64) {
     for (i, p) in mesh.vertices.iter().enumerate() {
-        let d = prims.iter().map(|q| depth(q, *p)).fold(f64::NEG_INFINITY, f64::max);
+        let d = prims
+            .iter()
+            .map(|q| depth(q, *p))
+            .fold(f64::NEG_INFINITY, f64::max);
         assert!(d >= min, "vertex {i} {p:?} depth {d}");
     }
 }
@@ -153,8 +185,18 @@ fn assert_on_grid(prims: &[Primitive]) {
     let g = |x: f64| assert_eq!(x, fit::round4(x), "{x} is not at 4 decimals");
     for p in prims {
         match p {
-            Primitive::Capsule(c) => c.a.iter().chain(&c.b).chain([&c.radius]).for_each(|x| g(*x)),
-            Primitive::Box(b) => b.center.iter().chain(&b.rpy).chain(&b.half_extents).for_each(|x| g(*x)),
+            Primitive::Capsule(c) => {
+                c.a.iter()
+                    .chain(&c.b)
+                    .chain([&c.radius])
+                    .for_each(|x| g(*x))
+            }
+            Primitive::Box(b) => b
+                .center
+                .iter()
+                .chain(&b.rpy)
+                .chain(&b.half_extents)
+                .for_each(|x| g(*x)),
             Primitive::TightBox(t) => {
                 let b = &t.bbox;
                 b.center
@@ -200,7 +242,12 @@ fn unit_cube_box_is_half_plus_headroom() {
     check_all_candidates(&m, &f);
     assert_eq!(
         kinds(&f),
-        [Kind::Capsule, Kind::CapsuleChain2, Kind::CapsuleChain3, Kind::Box]
+        [
+            Kind::Capsule,
+            Kind::CapsuleChain2,
+            Kind::CapsuleChain3,
+            Kind::Box
+        ]
     );
     let Primitive::Box(b) = &candidate(&f, Kind::Box).primitives[0] else {
         panic!()
@@ -248,7 +295,10 @@ fn long_cylinder_is_a_capsule_along_its_axis() {
     assert!(ax[2].abs() > 0.9999, "{ax:?}");
     assert!(c.radius >= 0.051 && c.radius <= 0.0525, "{}", c.radius);
     assert!(
-        matches!(f.choice, Kind::Capsule | Kind::CapsuleChain2 | Kind::CapsuleChain3),
+        matches!(
+            f.choice,
+            Kind::Capsule | Kind::CapsuleChain2 | Kind::CapsuleChain3
+        ),
         "{}",
         f.choice
     );
@@ -278,7 +328,12 @@ fn l_shape_chains_hold_the_seams() {
 
 #[test]
 fn flat_plate() {
-    let m = transform(&plate(0.3, 0.2, 6), [0.1, 0.2, 0.3], [0.0, 0.1, 0.0], [1.0, 1.0, 1.0]);
+    let m = transform(
+        &plate(0.3, 0.2, 6),
+        [0.1, 0.2, 0.3],
+        [0.0, 0.1, 0.0],
+        [1.0, 1.0, 1.0],
+    );
     let f = fit_link(&m, &FitOptions::default()).unwrap();
     check_all_candidates(&m, &f);
     let Primitive::Box(b) = &candidate(&f, Kind::Box).primitives[0] else {
@@ -355,7 +410,9 @@ fn single_point_is_a_headroom_capsule() {
 #[test]
 fn collinear_points() {
     let m = TriMesh {
-        vertices: (0..10).map(|i| [0.01 * i as f64, 0.02 * i as f64, 0.0]).collect(),
+        vertices: (0..10)
+            .map(|i| [0.01 * i as f64, 0.02 * i as f64, 0.0])
+            .collect(),
         triangles: vec![[0, 5, 9], [1, 1, 2]],
     };
     let f = fit_link(&m, &FitOptions::default()).unwrap();
@@ -374,24 +431,36 @@ fn collinear_points() {
 fn empty_and_invalid_meshes_are_refused() {
     let opts = FitOptions::default();
     assert_eq!(fit_link(&TriMesh::default(), &opts), Err(FitError::Empty));
-    assert_eq!(fit_tight(&TriMesh::default(), 1, &opts), Err(FitError::Empty));
+    assert_eq!(
+        fit_tight(&TriMesh::default(), 1, &opts),
+        Err(FitError::Empty)
+    );
     let nan = TriMesh {
         vertices: vec![[0.0, f64::NAN, 0.0]],
         triangles: vec![],
     };
-    assert_eq!(fit_link(&nan, &opts), Err(FitError::NonFinite { vertex: 0 }));
+    assert_eq!(
+        fit_link(&nan, &opts),
+        Err(FitError::NonFinite { vertex: 0 })
+    );
     let bad = TriMesh {
         vertices: vec![[0.0; 3]],
         triangles: vec![[0, 0, 3]],
     };
-    assert!(matches!(fit_link(&bad, &opts), Err(FitError::BadIndex { .. })));
+    assert!(matches!(
+        fit_link(&bad, &opts),
+        Err(FitError::BadIndex { .. })
+    ));
     let cube = box_mesh([0.0; 3], [1.0; 3]);
     assert_eq!(fit_tight(&cube, 0, &opts), Err(FitError::BadSlabs(0)));
     let neg = FitOptions {
         headroom: -1.0,
         ..FitOptions::default()
     };
-    assert!(matches!(fit_link(&cube, &neg), Err(FitError::BadHeadroom(_))));
+    assert!(matches!(
+        fit_link(&cube, &neg),
+        Err(FitError::BadHeadroom(_))
+    ));
 }
 
 // ---------- tight geometry ----------
@@ -408,7 +477,11 @@ fn tight_cube_chain_of_containment() {
     assert!(!f.tight[0].outer_polytope);
     assert_eq!(t.hull.len(), 8);
     // Hull pushed out by headroom + rounding slack, exactly a cube here.
-    assert!(t.hull.iter().flatten().all(|x| x.abs() == 0.5011), "{:?}", t.hull);
+    assert!(
+        t.hull.iter().flatten().all(|x| x.abs() == 0.5011),
+        "{:?}",
+        t.hull
+    );
     assert_eq!(t.bbox.half_extents, [0.5011; 3]);
     assert_eq!(&t.dop26[..6], &[0.5011; 6]);
     assert!(f.proof.min_margin_m >= 0.001);
@@ -474,9 +547,14 @@ fn proof_catches_shrunken_radius() {
     let m = cylinder(0.05, 0.5, 24);
     let f = fit_link(&m, &FitOptions::default()).unwrap();
     let mut prims = candidate(&f, Kind::Capsule).primitives.clone();
-    let Primitive::Capsule(c) = &mut prims[0] else { panic!() };
+    let Primitive::Capsule(c) = &mut prims[0] else {
+        panic!()
+    };
     c.radius -= 0.0011;
-    assert!(matches!(prove(&m, &prims, None), Err(FitError::VertexOutside { .. })));
+    assert!(matches!(
+        prove(&m, &prims, None),
+        Err(FitError::VertexOutside { .. })
+    ));
 }
 
 #[test]
@@ -484,7 +562,9 @@ fn proof_catches_moved_box() {
     let m = box_mesh([0.0; 3], [0.2, 0.1, 0.3]);
     let f = fit_link(&m, &FitOptions::default()).unwrap();
     let mut prims = candidate(&f, Kind::Box).primitives.clone();
-    let Primitive::Box(b) = &mut prims[0] else { panic!() };
+    let Primitive::Box(b) = &mut prims[0] else {
+        panic!()
+    };
     b.center[1] += 0.0015;
     let e = prove(&m, &prims, None).unwrap_err();
     assert!(matches!(e, FitError::VertexOutside { .. }), "{e}");
@@ -504,7 +584,10 @@ fn proof_catches_pulled_in_hull_vertex() {
         .min_by(|&a, &b| v3::norm(t.hull[a]).total_cmp(&v3::norm(t.hull[b])))
         .unwrap();
     t.hull[k] = [0.002, 0.002, 0.002];
-    assert!(matches!(prove(&m, &prims, None), Err(FitError::VertexOutside { .. })));
+    assert!(matches!(
+        prove(&m, &prims, None),
+        Err(FitError::VertexOutside { .. })
+    ));
 }
 
 #[test]
@@ -516,13 +599,19 @@ fn proof_catches_dop_and_box_violations() {
         panic!()
     };
     t.dop26[20] -= 0.01;
-    assert!(matches!(prove(&m, &prims, None), Err(FitError::HullOutsideDop { .. })));
+    assert!(matches!(
+        prove(&m, &prims, None),
+        Err(FitError::HullOutsideDop { .. })
+    ));
     let mut prims = f.primitives.clone();
     let Primitive::TightBox(t) = &mut prims[0] else {
         panic!()
     };
     t.bbox.half_extents[1] -= 0.0001;
-    assert!(matches!(prove(&m, &prims, None), Err(FitError::DopOutsideBox { .. })));
+    assert!(matches!(
+        prove(&m, &prims, None),
+        Err(FitError::DopOutsideBox { .. })
+    ));
 }
 
 #[test]
@@ -587,7 +676,10 @@ fn rule_least_mean_protrusion_with_ties_to_cheaper() {
     ];
     assert_eq!(choose(&c, 0.03), Some(2));
     // Chain 3 against chain 2, tied: chain 2.
-    let c = [cand(Kind::CapsuleChain3, 0.0100), cand(Kind::CapsuleChain2, 0.0103)];
+    let c = [
+        cand(Kind::CapsuleChain3, 0.0100),
+        cand(Kind::CapsuleChain2, 0.0103),
+    ];
     assert_eq!(choose(&c, 0.03), Some(1));
     // Exactly at the 3 % edge counts as a tie.
     let c = [cand(Kind::Box, 0.0100), cand(Kind::Capsule, 0.0103)];
@@ -626,7 +718,10 @@ fn fit_is_deterministic() {
     let m = transform(&m, [0.2, 0.4, -0.3], [0.1, 0.2, 0.3], [1.0, 1.0, 1.0]);
     let opts = FitOptions::default();
     assert_eq!(fit_link(&m, &opts).unwrap(), fit_link(&m, &opts).unwrap());
-    assert_eq!(fit_tight(&m, 2, &opts).unwrap(), fit_tight(&m, 2, &opts).unwrap());
+    assert_eq!(
+        fit_tight(&m, 2, &opts).unwrap(),
+        fit_tight(&m, 2, &opts).unwrap()
+    );
 }
 
 // ---------- property test: random clouds, degenerate ones included ----------
@@ -637,11 +732,17 @@ fn cloud() -> impl Strategy<Value = TriMesh> {
     (prop::collection::vec(pt(), 1..40), kind, pt(), pt()).prop_map(|(pts, kind, a, b)| {
         let vertices: Vec<V3> = match kind {
             // Coplanar: z = 0.1 x - 0.2 y.
-            1 => pts.iter().map(|p| [p[0], p[1], 0.1 * p[0] - 0.2 * p[1]]).collect(),
+            1 => pts
+                .iter()
+                .map(|p| [p[0], p[1], 0.1 * p[0] - 0.2 * p[1]])
+                .collect(),
             // Collinear along a-b.
             2 => pts.iter().map(|p| v3::lerp(a, b, p[0] + 0.5)).collect(),
             // Duplicated points.
-            3 => pts.iter().flat_map(|p| [*p, *p, [p[0], p[1], p[2] + 1e-12]]).collect(),
+            3 => pts
+                .iter()
+                .flat_map(|p| [*p, *p, [p[0], p[1], p[2] + 1e-12]])
+                .collect(),
             // One point repeated.
             4 => vec![a; pts.len()],
             _ => pts,
@@ -650,7 +751,10 @@ fn cloud() -> impl Strategy<Value = TriMesh> {
         let triangles = (0..n.saturating_sub(2))
             .map(|i| [i, (i * 7 + 1) % n, (i * 13 + 2) % n])
             .collect();
-        TriMesh { vertices, triangles }
+        TriMesh {
+            vertices,
+            triangles,
+        }
     })
 }
 

@@ -81,7 +81,14 @@ fn run(m: &Model, qs: &[Vec<f64>], want_all: bool, warm: bool) -> (Vec<CheckResu
 
 fn bits(r: &[CheckResult]) -> Vec<(bool, Option<(usize, usize)>, u64, Option<(usize, usize)>)> {
     r.iter()
-        .map(|c| (c.tripped, c.first_tripping_pair, c.min_distance.to_bits(), c.min_pair))
+        .map(|c| {
+            (
+                c.tripped,
+                c.first_tripping_pair,
+                c.min_distance.to_bits(),
+                c.min_pair,
+            )
+        })
         .collect()
 }
 

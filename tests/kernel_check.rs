@@ -59,7 +59,9 @@ fn place(m: &Model, link: usize, pose: &Iso) -> Vec<Core> {
         .primitives
         .iter()
         .map(|p| match *p {
-            Primitive::Capsule { a, b, radius } => Core::Seg(pose.transform_point(a), pose.transform_point(b), radius),
+            Primitive::Capsule { a, b, radius } => {
+                Core::Seg(pose.transform_point(a), pose.transform_point(b), radius)
+            }
             Primitive::Box(b) => Core::Box(
                 pose.transform_point(b.center),
                 mul_mm(&pose.rot, &b.rotation),
@@ -77,15 +79,24 @@ fn place(m: &Model, link: usize, pose: &Iso) -> Vec<Core> {
 
 fn gjk_multi<G1: SupportMap, G2: SupportMap>(pos12: &Pose, g1: &G1, g2: &G2) -> f64 {
     let mut best = query::details::distance_support_map_support_map(pos12, g1, g2);
-    for d in [Vector::X, -Vector::X, Vector::Y, -Vector::Y, Vector::Z, -Vector::Z] {
+    for d in [
+        Vector::X,
+        -Vector::X,
+        Vector::Y,
+        -Vector::Y,
+        Vector::Z,
+        -Vector::Z,
+    ] {
         let mut s = query::gjk::VoronoiSimplex::new();
-        best = best.min(query::details::distance_support_map_support_map_with_params(
-            pos12,
-            g1,
-            g2,
-            &mut s,
-            Some(d),
-        ));
+        best = best.min(
+            query::details::distance_support_map_support_map_with_params(
+                pos12,
+                g1,
+                g2,
+                &mut s,
+                Some(d),
+            ),
+        );
     }
     best
 }
@@ -157,7 +168,11 @@ fn check_model(name: &str, m: &Model, n_configs: usize, seed: u64) {
             })
             .collect();
         // Verdict bookkeeping.
-        let first = m.checked_pairs().iter().zip(&pd).find(|(_, d)| **d <= margin);
+        let first = m
+            .checked_pairs()
+            .iter()
+            .zip(&pd)
+            .find(|(_, d)| **d <= margin);
         assert_eq!(res.tripped, first.is_some());
         assert_eq!(res.first_tripping_pair, first.map(|(p, _)| *p));
         let min = pd.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -182,7 +197,10 @@ fn check_model(name: &str, m: &Model, n_configs: usize, seed: u64) {
                 pd[k]
             );
             if o <= margin - TOL_GJK {
-                assert!(pd[k] <= margin, "{name}: pair ({i},{j}) at {o:e} did not trip");
+                assert!(
+                    pd[k] <= margin,
+                    "{name}: pair ({i},{j}) at {o:e} did not trip"
+                );
             }
             if pd[k] <= margin + band && o > 0.0 {
                 assert!(
@@ -194,7 +212,9 @@ fn check_model(name: &str, m: &Model, n_configs: usize, seed: u64) {
             }
         }
     }
-    eprintln!("{name}: {n_configs} configurations, {trips} tripped, {exact_checked} in-band pair values checked exact");
+    eprintln!(
+        "{name}: {n_configs} configurations, {trips} tripped, {exact_checked} in-band pair values checked exact"
+    );
 }
 
 #[test]
@@ -217,14 +237,20 @@ fn check_matches_oracle_on_tight_models() {
 
 #[test]
 fn bounding_spheres_contain_their_primitives() {
-    for m in [panda(), humanoid29(), panda_tight(64), mixed_tight_arm(48, 0.0)] {
+    for m in [
+        panda(),
+        humanoid29(),
+        panda_tight(64),
+        mixed_tight_arm(48, 0.0),
+    ] {
         for (li, l) in m.links().iter().enumerate() {
             for (k, p) in l.primitives.iter().enumerate() {
                 let (c, r) = m.bounding_sphere(li, k).unwrap();
                 let pts: Vec<(V3, f64)> = match *p {
                     Primitive::Capsule { a, b, radius } => vec![(a, radius), (b, radius)],
                     Primitive::Box(b) => corners(b.center, &b.rotation, b.half_extents),
-                    Primitive::Tight(t) => m.hull_vertices()[t.hull_offset..t.hull_offset + t.hull_len]
+                    Primitive::Tight(t) => m.hull_vertices()
+                        [t.hull_offset..t.hull_offset + t.hull_len]
                         .iter()
                         .map(|v| (*v, 0.0))
                         .collect(),

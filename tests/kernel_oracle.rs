@@ -18,7 +18,9 @@ use collide::kernel::distance_box_capsule::box_capsule;
 use collide::kernel::distance_capsule_capsule::capsule_capsule;
 use collide::kernel::distance_hull_box::{box_dop, tight_box};
 use collide::kernel::distance_hull_capsule::{hull_capsule, hull_segment_gjk, tight_capsule};
-use collide::kernel::distance_hull_hull::{TightPosed, hull_hull_gjk, tight_tight, tight_tight_stage1};
+use collide::kernel::distance_hull_hull::{
+    TightPosed, hull_hull_gjk, tight_tight, tight_tight_stage1,
+};
 use collide::kernel::dop26::{Dop26, dop_dop_lower_bound, dop_of_points};
 use collide::kernel::gjk::{GjkResult, Witness};
 use collide::kernel::shapes::{Capsule, Hull, Obb};
@@ -126,7 +128,13 @@ fn enum_seg_seg(a0: V3, a1: V3, b0: V3, b1: V3) -> f64 {
     let d2 = sub(b1, b0);
     let r = sub(a0, b0);
     let dot = |x: V3, y: V3| x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-    let (a, b, c, d, e) = (dot(d1, d1), dot(d1, d2), dot(d2, d2), dot(d1, r), dot(d2, r));
+    let (a, b, c, d, e) = (
+        dot(d1, d1),
+        dot(d1, d2),
+        dot(d2, d2),
+        dot(d1, r),
+        dot(d2, r),
+    );
     let sq = |s: f64, t: f64| {
         let v = [
             r[0] + s * d1[0] - t * d2[0],
@@ -136,7 +144,11 @@ fn enum_seg_seg(a0: V3, a1: V3, b0: V3, b1: V3) -> f64 {
         dot(v, v)
     };
     let cl = |x: f64| {
-        if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 }
+        if x.is_finite() {
+            x.clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
     };
     let mut best = f64::INFINITY;
     let den = a * c - b * b;
@@ -165,7 +177,10 @@ fn oracle_box_segment(b: &Obb, a: V3, c: V3) -> f64 {
     let f = |t: f64| {
         cub.distance_to_point(
             &pose,
-            pv(add(a, [(c[0] - a[0]) * t, (c[1] - a[1]) * t, (c[2] - a[2]) * t])),
+            pv(add(
+                a,
+                [(c[0] - a[0]) * t, (c[1] - a[1]) * t, (c[2] - a[2]) * t],
+            )),
             true,
         )
     };
@@ -198,9 +213,22 @@ fn oracle_box_box(a: &Obb, b: &Obb) -> f64 {
 /// distance between two points of the solids, an upper estimate of the truth).
 fn parry_gjk_multi<G1: SupportMap, G2: SupportMap>(pos12: &Pose, g1: &G1, g2: &G2) -> f64 {
     let mut best = query::details::distance_support_map_support_map(pos12, g1, g2);
-    for d in [Vector::X, -Vector::X, Vector::Y, -Vector::Y, Vector::Z, -Vector::Z] {
+    for d in [
+        Vector::X,
+        -Vector::X,
+        Vector::Y,
+        -Vector::Y,
+        Vector::Z,
+        -Vector::Z,
+    ] {
         let mut simplex = query::gjk::VoronoiSimplex::new();
-        let v = query::details::distance_support_map_support_map_with_params(pos12, g1, g2, &mut simplex, Some(d));
+        let v = query::details::distance_support_map_support_map_with_params(
+            pos12,
+            g1,
+            g2,
+            &mut simplex,
+            Some(d),
+        );
         best = best.min(v);
     }
     best
@@ -590,7 +618,11 @@ fn make_cloud(kind: u8, n: usize, r: &[f64], s: f64) -> Vec<V3> {
         // General cloud in a box.
         0 => {
             for i in 0..n {
-                pts.push([get(3 * i) * s, get(3 * i + 1) * s * 0.6, get(3 * i + 2) * s * 0.3]);
+                pts.push([
+                    get(3 * i) * s,
+                    get(3 * i + 1) * s * 0.6,
+                    get(3 * i + 2) * s * 0.3,
+                ]);
             }
         }
         // On a sphere: every point extreme.
@@ -665,7 +697,11 @@ impl Tight {
                 hi[i] = hi[i].max(p[i]);
             }
         }
-        let mid = [(lo[0] + hi[0]) * 0.5, (lo[1] + hi[1]) * 0.5, (lo[2] + hi[2]) * 0.5];
+        let mid = [
+            (lo[0] + hi[0]) * 0.5,
+            (lo[1] + hi[1]) * 0.5,
+            (lo[2] + hi[2]) * 0.5,
+        ];
         let rel: Vec<V3> = inbox.iter().map(|p| sub(*p, mid)).collect();
         let mut half = [0.0f64; 3];
         for p in &rel {
@@ -679,7 +715,10 @@ impl Tight {
             rot: box_rot,
             half,
         };
-        let world_pts = pts.iter().map(|p| add(mul_mv(&pose_rot, *p), pose_pos)).collect();
+        let world_pts = pts
+            .iter()
+            .map(|p| add(mul_mv(&pose_rot, *p), pose_pos))
+            .collect();
         Tight {
             hull: Hull::from_points(&pts),
             dop,
@@ -719,7 +758,11 @@ fn make_tight(r: &[f64], kind: u8, n: usize, s: f64, at: V3) -> Tight {
 }
 
 fn hull_count(u: f64, big: bool) -> usize {
-    if big { 152 } else { 1 + ((u.abs() * 48.0) as usize) }
+    if big {
+        152
+    } else {
+        1 + ((u.abs() * 48.0) as usize)
+    }
 }
 
 proptest! {

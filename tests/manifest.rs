@@ -3,9 +3,9 @@
 
 use collide::error::ErrorKind;
 use collide::io::manifest::{
-    AcmEntry, BoxPrim, Candidate, CandidateKind, Capsule, Fit, FitChoice, Joint, JointKind, JointValues, Link,
-    Manifest, Mimic, Primitive, RestPose, Source, dop26_directions, load_manifest, parse_manifest, rpy_matrix, to_yaml,
-    write_manifest,
+    AcmEntry, BoxPrim, Candidate, CandidateKind, Capsule, Fit, FitChoice, Joint, JointKind,
+    JointValues, Link, Manifest, Mimic, Primitive, RestPose, Source, dop26_directions,
+    load_manifest, parse_manifest, rpy_matrix, to_yaml, write_manifest,
 };
 use std::path::Path;
 
@@ -117,7 +117,10 @@ fn sample() -> Manifest {
         headroom_m: 0.001,
         margin_m: 0.0,
         rest_pose: RestPose {
-            q: JointValues(vec![("hinge".into(), 0.1235), ("finger_joint1".into(), 0.02)]),
+            q: JointValues(vec![
+                ("hinge".into(), 0.1235),
+                ("finger_joint1".into(), 0.02),
+            ]),
             clear: true,
             min_distance_m: 0.0123,
         },
@@ -197,10 +200,16 @@ fn write_load_write_gives_identical_bytes() {
 fn four_decimal_numbers_are_written_as_such() {
     let yaml = to_yaml(&sample()).unwrap();
     assert!(yaml.contains("hinge: 0.1235\n"), "{yaml}");
-    assert!(yaml.contains("b: [0.0, 0.0, 0.1235], radius: 0.0601}"), "{yaml}");
+    assert!(
+        yaml.contains("b: [0.0, 0.0, 0.1235], radius: 0.0601}"),
+        "{yaml}"
+    );
     assert!(yaml.contains("limits: [-2.8973, 2.8973]"), "{yaml}");
     // Full precision where the source had it.
-    assert!(yaml.contains("origin_rpy: [-1.5707963267948966, 0.0, 0.0]"), "{yaml}");
+    assert!(
+        yaml.contains("origin_rpy: [-1.5707963267948966, 0.0, 0.0]"),
+        "{yaml}"
+    );
 }
 
 #[test]
@@ -272,7 +281,12 @@ fn pyyaml_as_json(yaml: &str) -> Option<String> {
         .stderr(Stdio::piped())
         .spawn()
         .ok()?;
-    child.stdin.take().unwrap().write_all(yaml.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(yaml.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     if stderr.contains("No module named 'yaml'") {
@@ -301,7 +315,11 @@ fn pyyaml_reads_back_the_same_numbers() {
 fn refuse(yaml: &str) -> String {
     let e = parse_manifest(name(), yaml).expect_err("must be refused");
     assert_eq!(e.kind, ErrorKind::Input);
-    assert!(e.message.starts_with("robots/test/manifest.yaml"), "{}", e.message);
+    assert!(
+        e.message.starts_with("robots/test/manifest.yaml"),
+        "{}",
+        e.message
+    );
     assert!(!e.message.contains('\n'), "one line: {}", e.message);
     e.message
 }
@@ -317,7 +335,10 @@ fn edit(from: &str, to: &str) -> String {
 fn the_loader_names_what_it_refuses() {
     let cases: Vec<(String, &str)> = vec![
         (
-            edit("headroom_m: 0.001\n", "headroom_m: 0.001\nheadroom_mm: 1.0\n"),
+            edit(
+                "headroom_m: 0.001\n",
+                "headroom_m: 0.001\nheadroom_mm: 1.0\n",
+            ),
             ":7:1: unknown field `headroom_mm`",
         ),
         (
@@ -325,12 +346,18 @@ fn the_loader_names_what_it_refuses() {
             "unknown field `colour`, expected one of a, b, radius",
         ),
         (edit("margin_m: 0.0\n", ""), "missing field `margin_m`"),
-        (edit("clear: true", "clear: maybe"), ":12:10: invalid boolean"),
+        (
+            edit("clear: true", "clear: maybe"),
+            ":12:10: invalid boolean",
+        ),
         (
             edit("schema_version: 1", "schema_version: 2"),
             ":1:17: schema_version 2 is not supported",
         ),
-        (edit("schema_version: 1\n", ""), "missing field `schema_version`"),
+        (
+            edit("schema_version: 1\n", ""),
+            "missing field `schema_version`",
+        ),
         (
             edit(
                 "kind: capsule, a: [0.0, 0.0, -0.1]",
@@ -351,7 +378,10 @@ fn the_loader_names_what_it_refuses() {
             "headroom_m: NaN is not a finite number",
         ),
         (
-            edit("origin_xyz: [0.0, 0.0, 0.333]", "origin_xyz: [0.0, -.inf, 0.333]"),
+            edit(
+                "origin_xyz: [0.0, 0.0, 0.333]",
+                "origin_xyz: [0.0, -.inf, 0.333]",
+            ),
             "joints[0] (hinge).origin_xyz: -inf is not a finite number",
         ),
         (
@@ -383,7 +413,10 @@ fn the_loader_names_what_it_refuses() {
             "dop26[0]: 0.07 exceeds the box's half extent 0.05",
         ),
         (
-            edit("hull_excess_m: 0.0002\n", "hull_excess_m: 0.0002\n      hull: []\n"),
+            edit(
+                "hull_excess_m: 0.0002\n",
+                "hull_excess_m: 0.0002\n      hull: []\n",
+            ),
             ":75:7: unknown field `hull`, expected one of choice",
         ),
         (
@@ -402,7 +435,10 @@ fn the_loader_names_what_it_refuses() {
             edit("limits: [-2.8973, 2.8973]", "limits: [2.8973, -2.8973]"),
             "lower 2.8973 is above upper -2.8973",
         ),
-        (edit("type: prismatic", "type: floating"), "unknown variant `floating`"),
+        (
+            edit("type: prismatic", "type: floating"),
+            "unknown variant `floating`",
+        ),
         (
             edit("{joint: finger_joint1,", "{joint: finger_joint9,"),
             "joints[2] (finger_joint2).mimic.joint: names unknown joint `finger_joint9`",
@@ -412,11 +448,17 @@ fn the_loader_names_what_it_refuses() {
             "a joint cannot mimic itself",
         ),
         (
-            edit("parent: link1, child: finger1", "parent: link7, child: finger1"),
+            edit(
+                "parent: link1, child: finger1",
+                "parent: link7, child: finger1",
+            ),
             "joints[1] (finger_joint1).parent: `link7` is neither the root `link0` nor a child of another joint (more than one root)",
         ),
         (
-            edit("parent: link1, child: finger2", "parent: link1, child: finger1"),
+            edit(
+                "parent: link1, child: finger2",
+                "parent: link1, child: finger1",
+            ),
             "link `finger1` already has a parent",
         ),
         (
@@ -428,7 +470,10 @@ fn the_loader_names_what_it_refuses() {
             "rest_pose.q.finger_joint1: 0.05 is outside the joint's limits [0, 0.04]",
         ),
         (
-            edit("finger_joint1: 0.02\n", "finger_joint1: 0.02\n    thumb: 0.0\n"),
+            edit(
+                "finger_joint1: 0.02\n",
+                "finger_joint1: 0.02\n    thumb: 0.0\n",
+            ),
             "rest_pose.q.thumb: names no joint of the manifest",
         ),
         (
@@ -460,7 +505,10 @@ fn the_loader_names_what_it_refuses() {
     ];
     for (yaml, expected) in cases {
         let msg = refuse(&yaml);
-        assert!(msg.contains(expected), "`{msg}` should contain `{expected}`");
+        assert!(
+            msg.contains(expected),
+            "`{msg}` should contain `{expected}`"
+        );
     }
 }
 
@@ -468,8 +516,15 @@ fn the_loader_names_what_it_refuses() {
 fn validation_errors_point_at_the_item_line() {
     let yaml = edit("radius: 0.0601}", "radius: -0.0601}");
     let msg = refuse(&yaml);
-    let line = yaml.lines().position(|l| l.contains("radius: -0.0601")).unwrap() + 1;
-    assert!(msg.starts_with(&format!("robots/test/manifest.yaml:{line}:")), "{msg}");
+    let line = yaml
+        .lines()
+        .position(|l| l.contains("radius: -0.0601"))
+        .unwrap()
+        + 1;
+    assert!(
+        msg.starts_with(&format!("robots/test/manifest.yaml:{line}:")),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -482,7 +537,8 @@ fn hull_size_limit() {
     b.hull.as_mut().unwrap().resize(321, first);
     let e = to_yaml(&m).unwrap_err();
     assert!(
-        e.message.contains("hull: has 321 vertices; 1 to 320 allowed"),
+        e.message
+            .contains("hull: has 321 vertices; 1 to 320 allowed"),
         "{}",
         e.message
     );
@@ -504,7 +560,11 @@ fn rpy_is_fixed_axis_z_y_x() {
     // acts first: roll 90° then yaw 90° maps y to z.
     let r = rpy_matrix([0.0, 0.0, std::f64::consts::FRAC_PI_2]);
     assert!((r[1][0] - 1.0).abs() < 1e-15);
-    let r = rpy_matrix([std::f64::consts::FRAC_PI_2, 0.0, std::f64::consts::FRAC_PI_2]);
+    let r = rpy_matrix([
+        std::f64::consts::FRAC_PI_2,
+        0.0,
+        std::f64::consts::FRAC_PI_2,
+    ]);
     let y = [r[0][1], r[1][1], r[2][1]];
     assert!((y[2] - 1.0).abs() < 1e-15, "{y:?}");
 }

@@ -7,7 +7,9 @@ use collide::io::mesh::{MeshFormat, MeshInfo, MeshLimits, load_mesh, load_mesh_w
 use std::path::{Path, PathBuf};
 
 fn mesh_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/meshes").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/meshes")
+        .join(name)
 }
 
 fn load(name: &str, scale: [f64; 3]) -> (TriMesh, MeshInfo) {
@@ -42,7 +44,10 @@ fn signed_volume(m: &TriMesh) -> f64 {
 }
 
 fn assert_close(a: f64, b: f64, what: &str) {
-    assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{what}: {a} != {b}");
+    assert!(
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+        "{what}: {a} != {b}"
+    );
 }
 
 fn assert_unit_cube(m: &TriMesh) {
@@ -119,7 +124,11 @@ fn mirroring_scale_flips_winding() {
             let (m, _) = load(name, scale);
             assert_eq!(bounds(&m), (lo, hi), "{name} {scale:?}");
             let expected = (scale[0] * scale[1] * scale[2]).abs();
-            assert_close(signed_volume(&m), expected, &format!("{name} {scale:?} stays outward"));
+            assert_close(
+                signed_volume(&m),
+                expected,
+                &format!("{name} {scale:?} stays outward"),
+            );
         }
     }
 }
@@ -148,7 +157,9 @@ fn write_temp(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
 fn ascii_stl_with_two_solids_and_a_bare_solid_line() {
     let dir = tempfile::tempdir().unwrap();
     let one = std::fs::read_to_string(mesh_path("cube_ascii.stl")).unwrap();
-    let shifted = one.replace("vertex 0 ", "vertex 2 ").replace("vertex 1 ", "vertex 3 ");
+    let shifted = one
+        .replace("vertex 0 ", "vertex 2 ")
+        .replace("vertex 1 ", "vertex 3 ");
     let text = format!("{}\n{}", one.replacen("solid cube", "solid", 1), shifted);
     let p = write_temp(&dir, "two.stl", &text);
     let (m, info) = load_mesh_with_info(&p, [1.0; 3], &MeshLimits::default()).unwrap();
@@ -162,7 +173,9 @@ fn ascii_stl_with_two_solids_and_a_bare_solid_line() {
 fn zero_area_triangles_are_kept_single_points_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let facet = |a: &str, b: &str, c: &str| {
-        format!("facet normal 0 0 0\nouter loop\nvertex {a}\nvertex {b}\nvertex {c}\nendloop\nendfacet\n")
+        format!(
+            "facet normal 0 0 0\nouter loop\nvertex {a}\nvertex {b}\nvertex {c}\nendloop\nendfacet\n"
+        )
     };
     let text = format!(
         "solid t\n{}{}{}endsolid t\n",
@@ -193,7 +206,8 @@ fn collada_nested_nodes_compose_parent_first() {
     // along x: the child's geometry lands at +y, scaled by the unit.
     let text = std::fs::read_to_string(mesh_path("two_parts_mm.dae")).unwrap();
     let scene_start = text.find("<library_visual_scenes>").unwrap();
-    let scene_end = text.find("</library_visual_scenes>").unwrap() + "</library_visual_scenes>".len();
+    let scene_end =
+        text.find("</library_visual_scenes>").unwrap() + "</library_visual_scenes>".len();
     let nested = r##"<library_visual_scenes>
     <visual_scene id="Scene">
       <node id="P"><rotate>0 0 1 90</rotate>
@@ -241,9 +255,18 @@ fn bad_meshes_get_clear_errors() {
         ),
         ("truncated_solid_header.stl", "truncated binary STL"),
         ("nan.stl", "triangle 4 has a non-finite coordinate (NaN)"),
-        ("bad_token.stl", ":11:18: bad ASCII STL: `zero` is not a number"),
-        ("nan_ascii.stl", ":5:16: bad ASCII STL: `nan` is not a finite number"),
-        ("missing_endloop.stl", ":2:1: bad ASCII STL in the facet starting here"),
+        (
+            "bad_token.stl",
+            ":11:18: bad ASCII STL: `zero` is not a number",
+        ),
+        (
+            "nan_ascii.stl",
+            ":5:16: bad ASCII STL: `nan` is not a finite number",
+        ),
+        (
+            "missing_endloop.stl",
+            ":2:1: bad ASCII STL in the facet starting here",
+        ),
         ("point.stl", "single points"),
         (
             "out_of_range.obj",
@@ -260,14 +283,22 @@ fn bad_meshes_get_clear_errors() {
     for (name, expected) in cases {
         let path = mesh_path(&format!("bad/{name}"));
         let msg = error_of(&path, &MeshLimits::default());
-        assert!(msg.contains(expected), "{name}: `{msg}` should contain `{expected}`");
+        assert!(
+            msg.contains(expected),
+            "{name}: `{msg}` should contain `{expected}`"
+        );
     }
 }
 
 #[test]
 fn triangle_limit_names_its_flag() {
     let limits = MeshLimits { max_triangles: 11 };
-    for name in ["cube_binary.stl", "cube_ascii.stl", "cube.obj", "two_parts_mm.dae"] {
+    for name in [
+        "cube_binary.stl",
+        "cube_ascii.stl",
+        "cube.obj",
+        "two_parts_mm.dae",
+    ] {
         let msg = error_of(&mesh_path(name), &limits);
         assert!(
             msg.contains("over the limit of 11") && msg.contains("--max-triangles"),
@@ -285,10 +316,17 @@ fn paths_and_arguments_that_are_not_meshes() {
     let as_dir = dir.path().join("looks_like.stl");
     std::fs::create_dir(&as_dir).unwrap();
     assert!(error_of(&as_dir, &MeshLimits::default()).contains("is a directory"));
-    assert!(error_of(&dir.path().join("missing.obj"), &MeshLimits::default()).contains("cannot read mesh"));
+    assert!(
+        error_of(&dir.path().join("missing.obj"), &MeshLimits::default())
+            .contains("cannot read mesh")
+    );
     let ply = write_temp(&dir, "x.ply", "ply\n");
     assert!(error_of(&ply, &MeshLimits::default()).contains("unsupported mesh format"));
-    for scale in [[0.0, 1.0, 1.0], [f64::NAN, 1.0, 1.0], [1.0, f64::INFINITY, 1.0]] {
+    for scale in [
+        [0.0, 1.0, 1.0],
+        [f64::NAN, 1.0, 1.0],
+        [1.0, f64::INFINITY, 1.0],
+    ] {
         let e = load_mesh(&mesh_path("cube.obj"), scale, &MeshLimits::default()).unwrap_err();
         assert!(e.message.contains("invalid mesh scale"), "{}", e.message);
     }
@@ -308,7 +346,12 @@ fn binary_stl_with_trailing_bytes_is_read() {
 fn garbage_never_panics() {
     // Mangled copies of every good mesh: truncations and byte flips.
     let dir = tempfile::tempdir().unwrap();
-    for name in ["cube_binary.stl", "cube_ascii.stl", "cube.obj", "two_parts_mm.dae"] {
+    for name in [
+        "cube_binary.stl",
+        "cube_ascii.stl",
+        "cube.obj",
+        "two_parts_mm.dae",
+    ] {
         let bytes = std::fs::read(mesh_path(name)).unwrap();
         let ext = name.rsplit('.').next().unwrap();
         for cut in (0..bytes.len()).step_by(7) {
@@ -348,7 +391,11 @@ fn collada_without_a_scene_uses_every_geometry_unplaced() {
     let (m, info) = load_mesh_with_info(&p, [1.0; 3], &MeshLimits::default()).unwrap();
     assert_eq!(info.parts, 2);
     assert_eq!(m.triangles.len(), 24);
-    assert_eq!(m.vertices.len(), 8, "both parts at the origin weld together");
+    assert_eq!(
+        m.vertices.len(),
+        8,
+        "both parts at the origin weld together"
+    );
     let (lo, hi) = bounds(&m);
     assert_eq!(lo, [0.0; 3]);
     for h in hi {

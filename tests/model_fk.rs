@@ -11,7 +11,11 @@ use std::collections::BTreeMap;
 
 #[test]
 fn hand_derived_chain() {
-    let loaded = load_robot(&common::repo().join("tests/robots/chain.urdf"), &LoadOptions::default()).unwrap();
+    let loaded = load_robot(
+        &common::repo().join("tests/robots/chain.urdf"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
     let robot = &loaded.robot;
     let (theta, s) = (0.7_f64, 0.15);
     let q = Configuration::from_named(
@@ -30,14 +34,22 @@ fn hand_derived_chain() {
     // tool: 0.1 further up, rolled 90 degrees about its x axis.
     let tool = at("tool");
     assert!((tool.translation.vector.z - 1.1).abs() < 1e-12);
-    let want_rot = rpy_to_matrix([0.0, 0.0, theta]) * rpy_to_matrix([std::f64::consts::FRAC_PI_2, 0.0, 0.0]);
-    assert!((tool.rotation.to_rotation_matrix().matrix() - want_rot).abs().max() < 1e-12);
+    let want_rot =
+        rpy_to_matrix([0.0, 0.0, theta]) * rpy_to_matrix([std::f64::consts::FRAC_PI_2, 0.0, 0.0]);
+    assert!(
+        (tool.rotation.to_rotation_matrix().matrix() - want_rot)
+            .abs()
+            .max()
+            < 1e-12
+    );
     // finger follows slide x2 + 0.1 along the tool's y axis, which the roll turned to world z.
     let finger = at("finger").translation.vector;
     let travel = 2.0 * s + 0.1;
     assert!((finger.z - (1.1 + travel)).abs() < 1e-12, "{finger:?}");
     // Naming the follower is refused: it has no value of its own.
-    assert!(Configuration::from_named(robot, &BTreeMap::from([("finger_joint".into(), 0.1)])).is_err());
+    assert!(
+        Configuration::from_named(robot, &BTreeMap::from([("finger_joint".into(), 0.1)])).is_err()
+    );
 }
 
 #[test]
@@ -47,13 +59,15 @@ fn matches_pinocchio_and_mujoco() {
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
-        let fixture: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let fixture: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let source = fixture["source"].as_str().unwrap();
         let file = match source.strip_prefix("package://") {
             Some(rel) => site.join("cmeel.prefix/share").join(rel),
             None => common::repo().join(source),
         };
-        let loaded = load_robot(&file, &LoadOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let loaded = load_robot(&file, &LoadOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let robot = &loaded.robot;
         for config in fixture["configs"].as_array().unwrap() {
             let named: BTreeMap<String, f64> = serde_json::from_value(config["q"].clone()).unwrap();

@@ -59,13 +59,20 @@ fn bounds(vertices: impl Iterator<Item = [f64; 3]>) -> [f64; 6] {
 fn every_real_robot_mesh_loads() {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"));
     if !base.join(".robots").exists() {
-        println!("skipped: {} has no .robots/ (run `make robots`)", base.display());
+        println!(
+            "skipped: {} has no .robots/ (run `make robots`)",
+            base.display()
+        );
         return;
     }
     let mut files = Vec::new();
     for root in ROOTS {
         let dir = base.join(root);
-        assert!(dir.is_dir(), "{} is missing: is `make robots` complete?", dir.display());
+        assert!(
+            dir.is_dir(),
+            "{} is missing: is `make robots` complete?",
+            dir.display()
+        );
         mesh_files(&dir, &mut files);
     }
     let mut failures = Vec::new();
@@ -107,7 +114,11 @@ fn every_real_robot_mesh_loads() {
         // over the parts mesh-loader returns for the unmodified file.
         let bytes = std::fs::read(path).unwrap();
         let scene = mesh_loader::collada::from_slice(&bytes).expect("mesh-loader reads it too");
-        let parts: Vec<_> = scene.meshes.iter().filter(|m| !m.faces.is_empty()).collect();
+        let parts: Vec<_> = scene
+            .meshes
+            .iter()
+            .filter(|m| !m.faces.is_empty())
+            .collect();
         let sum: usize = parts.iter().map(|m| m.faces.len()).sum();
         assert_eq!(
             info.source_triangles,
@@ -140,7 +151,12 @@ fn every_real_robot_mesh_loads() {
         let ours = bounds(mesh.vertices.iter().copied());
         let size = (0..3).map(|k| ours[k + 3] - ours[k]).fold(0.0, f64::max);
         if (0..6).any(|k| (theirs[k] - ours[k]).abs() > 1e-6 * size.max(1e-3)) {
-            placement_differs.push(path.strip_prefix(base).unwrap_or(path).display().to_string());
+            placement_differs.push(
+                path.strip_prefix(base)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string(),
+            );
         }
     }
     println!("{} mesh files under .robots/", files.len());

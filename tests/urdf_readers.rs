@@ -35,23 +35,41 @@ fn every_example_robot_data_urdf_reads_and_agrees_with_urdf_rs() {
         let ours = load_robot(path, &LoadOptions::default());
         if EXPECTED_FAILURES.contains(&name) {
             let err = ours.expect_err(name);
-            assert!(err.message.contains(name), "error must name the file: {}", err.message);
+            assert!(
+                err.message.contains(name),
+                "error must name the file: {}",
+                err.message
+            );
             assert_eq!(err.message.lines().count(), 1);
             continue;
         }
         let robot = ours.unwrap_or_else(|e| panic!("{name}: {e}")).robot;
         read += 1;
         // urdf-rs refuses some valid files (e.g. <texture/> without a filename); compare where it reads.
-        let Ok(theirs) = urdf_rs::read_file(path) else { continue };
+        let Ok(theirs) = urdf_rs::read_file(path) else {
+            continue;
+        };
         cross_checked += 1;
         assert_eq!(theirs.links.len(), robot.links.len(), "{name}: link count");
-        assert_eq!(theirs.joints.len(), robot.joints.len(), "{name}: joint count");
+        assert_eq!(
+            theirs.joints.len(),
+            robot.joints.len(),
+            "{name}: joint count"
+        );
         for tj in &theirs.joints {
             let j = &robot.joints[robot
                 .joint_index(&tj.name)
                 .unwrap_or_else(|| panic!("{name}: joint {}", tj.name))];
-            assert_eq!(robot.links[j.parent].name, tj.parent.link, "{name}: {} parent", tj.name);
-            assert_eq!(robot.links[j.child].name, tj.child.link, "{name}: {} child", tj.name);
+            assert_eq!(
+                robot.links[j.parent].name, tj.parent.link,
+                "{name}: {} parent",
+                tj.name
+            );
+            assert_eq!(
+                robot.links[j.child].name, tj.child.link,
+                "{name}: {} child",
+                tj.name
+            );
             assert_eq!(j.origin_xyz, *tj.origin.xyz, "{name}: {} xyz", tj.name);
             assert_eq!(j.origin_rpy, *tj.origin.rpy, "{name}: {} rpy", tj.name);
             if matches!(j.kind, JointKind::Revolute | JointKind::Prismatic) {
@@ -73,11 +91,19 @@ fn every_example_robot_data_urdf_reads_and_agrees_with_urdf_rs() {
                 _ => JointKind::Fixed,
             };
             assert_eq!(j.kind, expected_kind, "{name}: {} type", tj.name);
-            assert_eq!(j.mimic.is_some(), tj.mimic.is_some(), "{name}: {} mimic", tj.name);
+            assert_eq!(
+                j.mimic.is_some(),
+                tj.mimic.is_some(),
+                "{name}: {} mimic",
+                tj.name
+            );
         }
     }
     assert_eq!(read, 67);
-    assert!(cross_checked >= 60, "urdf-rs read only {cross_checked} files");
+    assert!(
+        cross_checked >= 60,
+        "urdf-rs read only {cross_checked} files"
+    );
     eprintln!("{read} URDFs read, {cross_checked} cross-checked against urdf-rs");
 }
 
@@ -90,19 +116,33 @@ fn every_example_robot_data_srdf_reads_against_its_robot() {
             "panda_description/srdf/panda.srdf",
             35,
         ),
-        ("ur_description/urdf/ur5_robot.urdf", "ur_description/srdf/ur5.srdf", 0),
-        ("pr2_description/urdf/pr2.urdf", "pr2_description/srdf/pr2.srdf", 0),
+        (
+            "ur_description/urdf/ur5_robot.urdf",
+            "ur_description/srdf/ur5.srdf",
+            0,
+        ),
+        (
+            "pr2_description/urdf/pr2.urdf",
+            "pr2_description/srdf/pr2.srdf",
+            0,
+        ),
     ];
     for (urdf, srdf, rows) in cases {
-        let robot = load_robot(&erd.join(urdf), &LoadOptions::default()).unwrap().robot;
-        let s = read_srdf(&erd.join(srdf), &robot, &XmlLimits::default()).unwrap_or_else(|e| panic!("{srdf}: {e}"));
+        let robot = load_robot(&erd.join(urdf), &LoadOptions::default())
+            .unwrap()
+            .robot;
+        let s = read_srdf(&erd.join(srdf), &robot, &XmlLimits::default())
+            .unwrap_or_else(|e| panic!("{srdf}: {e}"));
         if rows > 0 {
             assert_eq!(s.disabled.len(), rows, "{srdf}");
         }
     }
-    let panda = load_robot(&erd.join("panda_description/urdf/panda.urdf"), &LoadOptions::default())
-        .unwrap()
-        .robot;
+    let panda = load_robot(
+        &erd.join("panda_description/urdf/panda.urdf"),
+        &LoadOptions::default(),
+    )
+    .unwrap()
+    .robot;
     let s = read_srdf(
         &erd.join("panda_description/srdf/panda.srdf"),
         &panda,
@@ -124,9 +164,12 @@ fn srdf_naming_an_unknown_link_is_an_error_naming_the_line() {
         "<robot name=\"chain\">\n  <disable_collisions link1=\"base\" link2=\"arm\"/>\n  <disable_collisions link1=\"base\" link2=\"nope\" reason=\"Never\"/>\n</robot>\n",
     )
     .unwrap();
-    let robot = load_robot(&common::repo().join("tests/robots/chain.urdf"), &LoadOptions::default())
-        .unwrap()
-        .robot;
+    let robot = load_robot(
+        &common::repo().join("tests/robots/chain.urdf"),
+        &LoadOptions::default(),
+    )
+    .unwrap()
+    .robot;
     let err = read_srdf(&srdf, &robot, &XmlLimits::default()).unwrap_err();
     assert!(err.message.contains("bad.srdf:3:3"), "{}", err.message);
     assert!(err.message.contains("`nope`"), "{}", err.message);

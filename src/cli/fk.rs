@@ -13,8 +13,11 @@ pub fn run(args: FkArgs) -> Result<i32> {
         crate::messages::warning(w);
     }
     let named: BTreeMap<String, f64> = match &args.q {
-        Some(text) => serde_json::from_str(text)
-            .map_err(|e| Error::input(format!("--q is not a JSON object of joint names to numbers: {e}")))?,
+        Some(text) => serde_json::from_str(text).map_err(|e| {
+            Error::input(format!(
+                "--q is not a JSON object of joint names to numbers: {e}"
+            ))
+        })?,
         None => BTreeMap::new(),
     };
     let robot = &loaded.robot;

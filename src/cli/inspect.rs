@@ -60,7 +60,8 @@ fn robot_json(loaded: &LoadedRobot, cache: &MeshCache) -> serde_json::Value {
                 .geometry
                 .iter()
                 .map(|g| {
-                    let mut v = serde_json::json!({"role": g.role.as_str(), "kind": g.shape.kind()});
+                    let mut v =
+                        serde_json::json!({"role": g.role.as_str(), "kind": g.shape.kind()});
                     if let Shape::Mesh { uri, path, scale } = &g.shape {
                         let m = cache.get(&MeshKey::new(path, *scale));
                         v["uri"] = uri.clone().into();
@@ -88,7 +89,11 @@ fn robot_json(loaded: &LoadedRobot, cache: &MeshCache) -> serde_json::Value {
             })
         })
         .collect();
-    let files: Vec<String> = loaded.sources.iter().map(|(_, p)| p.display().to_string()).collect();
+    let files: Vec<String> = loaded
+        .sources
+        .iter()
+        .map(|(_, p)| p.display().to_string())
+        .collect();
     serde_json::json!({
         "robot": robot.name, "links": links, "joints": joints, "sources": files,
         "warnings": robot.warnings,
@@ -114,7 +119,12 @@ fn robot_text(loaded: &LoadedRobot, cache: &MeshCache) -> String {
         let mimic = j
             .mimic
             .as_ref()
-            .map(|m| format!("{} x{} {:+}", robot.joints[m.leader].name, m.multiplier, m.offset))
+            .map(|m| {
+                format!(
+                    "{} x{} {:+}",
+                    robot.joints[m.leader].name, m.multiplier, m.offset
+                )
+            })
             .unwrap_or_else(|| "-".into());
         joints.row(vec![
             j.name.clone(),
@@ -127,7 +137,15 @@ fn robot_text(loaded: &LoadedRobot, cache: &MeshCache) -> String {
     }
     out += &joints.render();
     out.push('\n');
-    let mut links = Table::new(&["link", "role", "kind", "vertices", "triangles", "scale", "file"]);
+    let mut links = Table::new(&[
+        "link",
+        "role",
+        "kind",
+        "vertices",
+        "triangles",
+        "scale",
+        "file",
+    ]);
     for l in &robot.links {
         if l.geometry.is_empty() {
             links.row(vec![
@@ -184,8 +202,10 @@ fn inspect_tree(dir: &Path, options: &LoadOptions, limits: &MeshLimits, json: bo
     if files.is_empty() {
         return Err(Error::at(dir, None, "holds no .urdf or MJCF .xml file"));
     }
-    let robots: Vec<(PathBuf, Result<LoadedRobot>)> =
-        files.par_iter().map(|f| (f.clone(), load_robot(f, options))).collect();
+    let robots: Vec<(PathBuf, Result<LoadedRobot>)> = files
+        .par_iter()
+        .map(|f| (f.clone(), load_robot(f, options)))
+        .collect();
     let mut keys: Vec<MeshKey> = robots
         .iter()
         .filter_map(|(_, r)| r.as_ref().ok())
@@ -242,7 +262,8 @@ fn inspect_tree(dir: &Path, options: &LoadOptions, limits: &MeshLimits, json: bo
     if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&serde_json::json!({"robots": rows_json})).expect("plain JSON")
+            serde_json::to_string_pretty(&serde_json::json!({"robots": rows_json}))
+                .expect("plain JSON")
         );
     } else {
         print!("{}", table.render());
@@ -258,7 +279,8 @@ fn inspect_tree(dir: &Path, options: &LoadOptions, limits: &MeshLimits, json: bo
 }
 
 fn collect_descriptions(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::at(dir, None, format!("cannot list: {e}")))?;
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| Error::at(dir, None, format!("cannot list: {e}")))?;
     for entry in entries.flatten() {
         let path = entry.path();
         let Ok(ft) = entry.file_type() else { continue };

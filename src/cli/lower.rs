@@ -55,7 +55,10 @@ pub fn run(args: LowerArgs) -> Result<i32> {
     }
     if args.check {
         if changed {
-            eprintln!("{} would change; run `collide lower --write`", path.display());
+            eprintln!(
+                "{} would change; run `collide lower --write`",
+                path.display()
+            );
             return Ok(1);
         }
         return Ok(0);
@@ -82,7 +85,11 @@ pub fn run(args: LowerArgs) -> Result<i32> {
                 path.display()
             ));
             for (name, before, after) in loosened {
-                err = err.with_context(format!("{name}: {:.1} mm -> {:.1} mm", before * 1e3, after * 1e3));
+                err = err.with_context(format!(
+                    "{name}: {:.1} mm -> {:.1} mm",
+                    before * 1e3,
+                    after * 1e3
+                ));
             }
             return Err(err);
         }
@@ -112,7 +119,12 @@ fn loosened_links(old: &Manifest, new: &Manifest) -> Vec<(String, f64, f64)> {
     new.links
         .iter()
         .filter_map(|l| {
-            let before = old.links.iter().find(|o| o.name == l.name)?.fit.mean_protrusion_m;
+            let before = old
+                .links
+                .iter()
+                .find(|o| o.name == l.name)?
+                .fit
+                .mean_protrusion_m;
             let after = l.fit.mean_protrusion_m;
             (after > before + LOOSEN_TOLERANCE_M).then(|| (l.name.clone(), before, after))
         })
@@ -138,7 +150,10 @@ fn links_table(lowered: &Lowered) -> Table {
             l.name.clone(),
             l.fit.choice.as_str().to_string(),
             l.primitives.len().to_string(),
-            l.fit.vol_ratio.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into()),
+            l.fit
+                .vol_ratio
+                .map(|v| format!("{v:.2}"))
+                .unwrap_or_else(|| "-".into()),
             mm(l.fit.max_protrusion_m),
             mm(l.fit.mean_protrusion_m),
             mm(l.fit.min_margin_m),
@@ -172,7 +187,10 @@ fn links_json(lowered: &Lowered) -> serde_json::Value {
 fn print_rest(lowered: &Lowered) {
     let rest = &lowered.manifest.rest_pose;
     if rest.clear {
-        println!("\nrest pose: clear, least distance {} mm", mm(rest.min_distance_m));
+        println!(
+            "\nrest pose: clear, least distance {} mm",
+            mm(rest.min_distance_m)
+        );
         return;
     }
     println!(
@@ -183,7 +201,11 @@ fn print_rest(lowered: &Lowered) {
         println!(
             "  {a} - {b}: {} mm {}",
             mm(d.abs()),
-            if *d < 0.0 { "deep" } else { "apart, within the margin" }
+            if *d < 0.0 {
+                "deep"
+            } else {
+                "apart, within the margin"
+            }
         );
     }
     if lowered.rest_contacts.len() > 20 {

@@ -26,7 +26,11 @@ pub fn choose(candidates: &[Candidate], tie: f64) -> Option<usize> {
             a.kind
                 .cost_rank()
                 .cmp(&b.kind.cost_rank())
-                .then(a.metrics.mean_protrusion_m.total_cmp(&b.metrics.mean_protrusion_m))
+                .then(
+                    a.metrics
+                        .mean_protrusion_m
+                        .total_cmp(&b.metrics.mean_protrusion_m),
+                )
                 .then(i.cmp(j))
         })
         .map(|(i, _)| i)

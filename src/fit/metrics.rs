@@ -20,7 +20,9 @@ pub fn support(prims: &[Primitive], u: V3) -> f64 {
         .map(|p| match p {
             Primitive::Capsule(c) => c.support(u),
             Primitive::Box(b) => support::boxed(b.center, &b.rotation(), b.half_extents, u),
-            Primitive::TightBox(t) => support::boxed(t.bbox.center, &t.bbox.rotation(), t.bbox.half_extents, u),
+            Primitive::TightBox(t) => {
+                support::boxed(t.bbox.center, &t.bbox.rotation(), t.bbox.half_extents, u)
+            }
         })
         .fold(f64::NEG_INFINITY, f64::max)
 }
@@ -35,7 +37,9 @@ impl Shape {
         match p {
             Primitive::Capsule(c) => Shape::Capsule(c.a, c.b, c.radius),
             Primitive::Box(b) => Shape::Box(b.center, b.rotation(), b.half_extents),
-            Primitive::TightBox(t) => Shape::Box(t.bbox.center, t.bbox.rotation(), t.bbox.half_extents),
+            Primitive::TightBox(t) => {
+                Shape::Box(t.bbox.center, t.bbox.rotation(), t.bbox.half_extents)
+            }
         }
     }
     fn volume(&self) -> f64 {
@@ -63,7 +67,8 @@ impl Shape {
             Shape::Box(c, rot, he) => {
                 let mut ext = [0.0; 3];
                 for (i, e) in ext.iter_mut().enumerate() {
-                    *e = rot[i][0].abs() * he[0] + rot[i][1].abs() * he[1] + rot[i][2].abs() * he[2];
+                    *e =
+                        rot[i][0].abs() * he[0] + rot[i][1].abs() * he[1] + rot[i][2].abs() * he[2];
                 }
                 (v3::sub(*c, ext), v3::add(*c, ext))
             }
@@ -94,7 +99,10 @@ pub fn union_volume(prims: &[Primitive], samples: usize, seed: u64) -> f64 {
             let mut inside = 0usize;
             let unit = |x: u64| (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
             for block in 0..samples.div_ceil(BLOCK) {
-                let mut rng = rand_pcg::Pcg64::new(0xcafe_f00d_d15e_a5e5_u128 ^ ((seed as u128) << 64), block as u128);
+                let mut rng = rand_pcg::Pcg64::new(
+                    0xcafe_f00d_d15e_a5e5_u128 ^ ((seed as u128) << 64),
+                    block as u128,
+                );
                 let n = BLOCK.min(samples - block * BLOCK);
                 for _ in 0..n {
                     let p = [

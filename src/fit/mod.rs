@@ -84,7 +84,11 @@ pub enum FitError {
     #[error("primitive {primitive}: {reason}")]
     InvalidPrimitive { primitive: usize, reason: String },
     #[error("vertex {vertex} at {point:?} is outside every primitive (depth {depth:.6e} m)")]
-    VertexOutside { vertex: usize, point: V3, depth: f64 },
+    VertexOutside {
+        vertex: usize,
+        point: V3,
+        depth: f64,
+    },
     #[error(
         "triangle {triangle}: surface point {point:?} is outside {} (depth {depth:.6e} m)",
         which(.primitive)
@@ -98,7 +102,11 @@ pub enum FitError {
     #[error("primitive {primitive}: hull is invalid: {reason}")]
     HullInvalid { primitive: usize, reason: String },
     #[error("primitive {primitive}: hull has {count} vertices, more than {max}")]
-    TooManyHullVertices { primitive: usize, count: usize, max: usize },
+    TooManyHullVertices {
+        primitive: usize,
+        count: usize,
+        max: usize,
+    },
     #[error("primitive {primitive}: hull vertex {vertex} is {excess:.6e} m outside the 26-DOP")]
     HullOutsideDop {
         primitive: usize,
@@ -106,7 +114,11 @@ pub enum FitError {
         excess: f64,
     },
     #[error("primitive {primitive}: 26-DOP reaches {excess:.6e} m past the box along axis {axis}")]
-    DopOutsideBox { primitive: usize, axis: usize, excess: f64 },
+    DopOutsideBox {
+        primitive: usize,
+        axis: usize,
+        excess: f64,
+    },
     #[error("internal fitting failure: {0}")]
     Internal(String),
 }
@@ -340,7 +352,11 @@ pub fn fit_link(mesh: &TriMesh, opts: &FitOptions) -> Result<LinkFit, FitError> 
     let mut proofs = Vec::with_capacity(4);
 
     let bx = obb::fit_obb(&ctx.hull, h).ok_or(FitError::Empty)?;
-    let box_axes = [v3::col(&bx.rot, 0), v3::col(&bx.rot, 1), v3::col(&bx.rot, 2)];
+    let box_axes = [
+        v3::col(&bx.rot, 0),
+        v3::col(&bx.rot, 1),
+        v3::col(&bx.rot, 2),
+    ];
     let mut extra: Vec<V3> = box_axes.to_vec();
     extra.extend(obb::distinct_normals(&ctx.hull, 24));
     let cap = capsule::fit_capsule(&ctx.hull.points, h, &extra).ok_or(FitError::Empty)?;
@@ -402,12 +418,19 @@ pub fn fit_tight(mesh: &TriMesh, slabs: usize, opts: &FitOptions) -> Result<Link
     let mut pieces: Vec<Vec<V3>> = vec![mesh.vertices.clone()];
     if slabs > 1 {
         let bx = obb::fit_obb(&ctx.hull, opts.headroom).ok_or(FitError::Empty)?;
-        let axes = [v3::col(&bx.rot, 0), v3::col(&bx.rot, 1), v3::col(&bx.rot, 2)];
+        let axes = [
+            v3::col(&bx.rot, 0),
+            v3::col(&bx.rot, 1),
+            v3::col(&bx.rot, 2),
+        ];
         match tight::best_cuts(mesh, axes, slabs) {
             Some(mut c) => {
                 let p = chain::slab_points_nonempty(mesh, &mut c);
                 if p.len() < slabs {
-                    notes.push(format!("{} of {slabs} slabs were empty and merged", slabs - p.len()));
+                    notes.push(format!(
+                        "{} of {slabs} slabs were empty and merged",
+                        slabs - p.len()
+                    ));
                 }
                 pieces = p;
                 cuts = Some(c);

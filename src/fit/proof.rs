@@ -108,7 +108,10 @@ fn tight_chain(i: usize, t: &TightBox) -> Result<HullPlanes, FitError> {
             reason: "non-finite value".into(),
         });
     }
-    let planes = HullPlanes::new(&t.hull).map_err(|reason| FitError::HullInvalid { primitive: i, reason })?;
+    let planes = HullPlanes::new(&t.hull).map_err(|reason| FitError::HullInvalid {
+        primitive: i,
+        reason,
+    })?;
     let rot = b.rotation();
     for (k, w) in t.hull.iter().enumerate() {
         let d = containment::dop_depth(&t.dop26, b.center, &rot, *w);
@@ -140,7 +143,11 @@ fn checker(i: usize, p: &Primitive) -> Result<Checker, FitError> {
     };
     match p {
         Primitive::Capsule(c) => {
-            if !(v3::is_finite(c.a) && v3::is_finite(c.b) && c.radius.is_finite() && c.radius >= 0.0) {
+            if !(v3::is_finite(c.a)
+                && v3::is_finite(c.b)
+                && c.radius.is_finite()
+                && c.radius >= 0.0)
+            {
                 return Err(bad("capsule has a non-finite or negative value"));
             }
             Ok(Checker::Capsule(c.a, c.b, c.radius))
@@ -169,7 +176,11 @@ fn checker(i: usize, p: &Primitive) -> Result<Checker, FitError> {
 /// slab planes the fit used, one slab per primitive in order; without them a
 /// multi-primitive set is proven by subdivision. A failure names the vertex or
 /// triangle and how far outside it is.
-pub fn prove(mesh: &TriMesh, primitives: &[Primitive], cuts: Option<&Cuts>) -> Result<Proof, FitError> {
+pub fn prove(
+    mesh: &TriMesh,
+    primitives: &[Primitive],
+    cuts: Option<&Cuts>,
+) -> Result<Proof, FitError> {
     validate_mesh(mesh)?;
     if primitives.is_empty() {
         return Err(FitError::NoPrimitives);
@@ -187,7 +198,12 @@ pub fn prove(mesh: &TriMesh, primitives: &[Primitive], cuts: Option<&Cuts>) -> R
         .enumerate()
         .map(|(i, p)| checker(i, p))
         .collect::<Result<_, _>>()?;
-    let union_depth = |p: V3| checkers.iter().map(|c| c.depth(p)).fold(f64::NEG_INFINITY, f64::max);
+    let union_depth = |p: V3| {
+        checkers
+            .iter()
+            .map(|c| c.depth(p))
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
 
     let mut margin = f64::INFINITY;
     for (i, p) in mesh.vertices.iter().enumerate() {
@@ -239,11 +255,13 @@ pub fn prove(mesh: &TriMesh, primitives: &[Primitive], cuts: Option<&Cuts>) -> R
         }
     } else {
         for (ti, t) in mesh.triangles.iter().enumerate() {
-            let (n, m) = subdivide(tri_of(t), &checkers).map_err(|(point, depth)| FitError::TriangleOutside {
-                triangle: ti,
-                primitive: None,
-                point,
-                depth,
+            let (n, m) = subdivide(tri_of(t), &checkers).map_err(|(point, depth)| {
+                FitError::TriangleOutside {
+                    triangle: ti,
+                    primitive: None,
+                    point,
+                    depth,
+                }
             })?;
             pieces += n;
             piece_margin = piece_margin.min(m);
@@ -276,15 +294,23 @@ fn subdivide(tri: [V3; 3], checkers: &[Checker]) -> Result<(usize, f64), (V3, f6
         }
         // A corner outside every primitive is a genuine failure.
         for p in &t {
-            let d = checkers.iter().map(|c| c.depth(*p)).fold(f64::NEG_INFINITY, f64::max);
+            let d = checkers
+                .iter()
+                .map(|c| c.depth(*p))
+                .fold(f64::NEG_INFINITY, f64::max);
             if d.is_nan() || d < 0.0 {
                 return Err((*p, d));
             }
         }
-        let longest = v3::dist(t[0], t[1]).max(v3::dist(t[1], t[2])).max(v3::dist(t[2], t[0]));
+        let longest = v3::dist(t[0], t[1])
+            .max(v3::dist(t[1], t[2]))
+            .max(v3::dist(t[2], t[0]));
         if count > MAX_PIECES_PER_TRIANGLE || longest < 1e-9 {
             let c = v3::scale(v3::add(v3::add(t[0], t[1]), t[2]), 1.0 / 3.0);
-            let d = checkers.iter().map(|k| k.depth(c)).fold(f64::NEG_INFINITY, f64::max);
+            let d = checkers
+                .iter()
+                .map(|k| k.depth(c))
+                .fold(f64::NEG_INFINITY, f64::max);
             return Err((c, d.min(best)));
         }
         let m01 = v3::lerp(t[0], t[1], 0.5);

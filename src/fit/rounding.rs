@@ -118,7 +118,11 @@ pub fn written_box(rot: &M3, points: &[V3], headroom: f64, inner: &[V3]) -> BoxP
             hi[k] = hi[k].max(ihi[k]);
         }
     }
-    let mid = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0, (lo[2] + hi[2]) / 2.0];
+    let mid = [
+        (lo[0] + hi[0]) / 2.0,
+        (lo[1] + hi[1]) / 2.0,
+        (lo[2] + hi[2]) / 2.0,
+    ];
     let center = round4_v(v3::mul(&r, mid));
     let mut need = [0.0f64; 3];
     for p in points {
@@ -203,7 +207,11 @@ mod tests {
                 let t = i as f64;
                 v3::mul(
                     &rot,
-                    [0.3 * (t * 0.7).sin(), 0.1 * (t * 1.3).cos(), 0.05 * (t * 2.1).sin()],
+                    [
+                        0.3 * (t * 0.7).sin(),
+                        0.1 * (t * 1.3).cos(),
+                        0.05 * (t * 2.1).sin(),
+                    ],
                 )
             })
             .collect();

@@ -122,7 +122,10 @@ pub(super) fn tight_piece(
 
 /// Total exact hull volume of the slab pieces for `cuts`.
 fn pieces_volume(mesh: &TriMesh, cuts: &Cuts) -> f64 {
-    chain::slab_points(mesh, cuts).iter().map(|p| Hull::new(p).volume).sum()
+    chain::slab_points(mesh, cuts)
+        .iter()
+        .map(|p| Hull::new(p).volume)
+        .sum()
 }
 
 const GRID: usize = 16;
@@ -132,7 +135,11 @@ const GRID: usize = 16;
 fn grid_cuts(mesh: &TriMesh, axis: V3, n: usize, tmin: f64, tmax: f64) -> (f64, Vec<f64>) {
     let step = (tmax - tmin) / GRID as f64;
     let plane = |g: usize| {
-        if g == GRID { tmax } else { tmin + step * g as f64 }
+        if g == GRID {
+            tmax
+        } else {
+            tmin + step * g as f64
+        }
     };
     // Hull vertices of the mesh vertices in each bin.
     let mut bins: Vec<Vec<V3>> = vec![Vec::new(); GRID];
@@ -233,7 +240,14 @@ pub(super) fn best_cuts(mesh: &TriMesh, axes: [V3; 3], n: usize) -> Option<Cuts>
             continue;
         }
         if best.as_ref().is_none_or(|b| vol < b.0 * (1.0 - 1e-9)) {
-            best = Some((vol, Cuts { normal: axis, offsets }, len / GRID as f64));
+            best = Some((
+                vol,
+                Cuts {
+                    normal: axis,
+                    offsets,
+                },
+                len / GRID as f64,
+            ));
         }
     }
     let (_, mut cuts, step) = best?;
@@ -245,7 +259,11 @@ pub(super) fn best_cuts(mesh: &TriMesh, axes: [V3; 3], n: usize) -> Option<Cuts>
             for sign in [-1.0, 1.0] {
                 let mut c = cuts.clone();
                 c.offsets[k] += sign * delta;
-                let lo = if k == 0 { f64::NEG_INFINITY } else { c.offsets[k - 1] };
+                let lo = if k == 0 {
+                    f64::NEG_INFINITY
+                } else {
+                    c.offsets[k - 1]
+                };
                 let hi = c.offsets.get(k + 1).copied().unwrap_or(f64::INFINITY);
                 if !(c.offsets[k] > lo && c.offsets[k] < hi) {
                     continue;

@@ -264,7 +264,11 @@ pub fn fit_capsule(points: &[V3], headroom: f64, extra_axes: &[V3]) -> Option<Ca
     }
     axes.extend(extra_axes.iter().filter_map(|a| v3::normalize(*a)));
     // Upper hemisphere only: an axis and its opposite give the same capsule.
-    axes.extend(support::fibonacci_directions(64).into_iter().filter(|d| d[2] >= 0.0));
+    axes.extend(
+        support::fibonacci_directions(64)
+            .into_iter()
+            .filter(|d| d[2] >= 0.0),
+    );
     let mut scored: Vec<(f64, V3)> = axes
         .iter()
         .map(|&d| (fit_axis(&p, d, headroom, false).volume, d))
@@ -349,7 +353,12 @@ mod tests {
         let c = fit_capsule(&[[1.0, 2.0, 3.0]], 0.001, &[]).unwrap();
         assert!((c.radius - 0.001).abs() < 1e-12);
         assert_eq!(c.a, c.b);
-        let c = fit_capsule(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 0.0, 0.0]], 0.001, &[]).unwrap();
+        let c = fit_capsule(
+            &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 0.0, 0.0]],
+            0.001,
+            &[],
+        )
+        .unwrap();
         assert!((c.radius - 0.001).abs() < 1e-9, "{}", c.radius);
         assert!((v3::dist(c.a, c.b) - 1.0).abs() < 1e-6);
     }

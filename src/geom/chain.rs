@@ -22,7 +22,9 @@ pub struct Cuts {
 impl Cuts {
     /// `k` equal slabs between `tmin` and `tmax` along unit `normal`.
     pub fn equal(normal: V3, tmin: f64, tmax: f64, k: usize) -> Cuts {
-        let offsets = (1..k).map(|j| tmin + (tmax - tmin) * j as f64 / k as f64).collect();
+        let offsets = (1..k)
+            .map(|j| tmin + (tmax - tmin) * j as f64 / k as f64)
+            .collect();
         Cuts { normal, offsets }
     }
     pub fn slabs(&self) -> usize {
@@ -30,7 +32,11 @@ impl Cuts {
     }
     /// `(lo, hi)` of slab `j`, infinite at the outer ends.
     pub fn range(&self, j: usize) -> (f64, f64) {
-        let lo = if j == 0 { f64::NEG_INFINITY } else { self.offsets[j - 1] };
+        let lo = if j == 0 {
+            f64::NEG_INFINITY
+        } else {
+            self.offsets[j - 1]
+        };
         let hi = if j == self.offsets.len() {
             f64::INFINITY
         } else {
@@ -211,9 +217,13 @@ mod tests {
         };
         let (a, b) = ([0.1, 0.2, 0.0], [0.3, -0.4, 1.0]);
         let mut pts1 = Vec::new();
-        split_triangle([a, b, [1.0, 0.0, 0.0]], &cuts, |_, p| pts1.extend_from_slice(p));
+        split_triangle([a, b, [1.0, 0.0, 0.0]], &cuts, |_, p| {
+            pts1.extend_from_slice(p)
+        });
         let mut pts2 = Vec::new();
-        split_triangle([b, a, [-1.0, 0.0, 0.1]], &cuts, |_, p| pts2.extend_from_slice(p));
+        split_triangle([b, a, [-1.0, 0.0, 0.1]], &cuts, |_, p| {
+            pts2.extend_from_slice(p)
+        });
         let on_ab = |p: &V3| {
             cuts.coord(*p) == cuts.coord(*p)
                 && (v3::dist(*p, a) + v3::dist(*p, b) - v3::dist(a, b)).abs() < 1e-12

@@ -78,7 +78,11 @@ fn on_grid(w: &[V3]) -> Option<Vec<[i64; 3]>> {
 
 #[inline]
 fn isub(a: [i64; 3], b: [i64; 3]) -> [i128; 3] {
-    [(a[0] - b[0]) as i128, (a[1] - b[1]) as i128, (a[2] - b[2]) as i128]
+    [
+        (a[0] - b[0]) as i128,
+        (a[1] - b[1]) as i128,
+        (a[2] - b[2]) as i128,
+    ]
 }
 #[inline]
 fn icross(a: [i128; 3], b: [i128; 3]) -> [i128; 3] {
@@ -102,7 +106,9 @@ fn orient(a: [i64; 3], b: [i64; 3], c: [i64; 3], d: [i64; 3]) -> i32 {
 pub fn exact_hull(p: &[[i64; 3]]) -> Result<Vec<[usize; 3]>, String> {
     let n = p.len();
     let i0 = 0;
-    let i1 = (1..n).find(|&i| p[i] != p[i0]).ok_or("hull vertices are all equal")?;
+    let i1 = (1..n)
+        .find(|&i| p[i] != p[i0])
+        .ok_or("hull vertices are all equal")?;
     let i2 = (1..n)
         .find(|&i| icross(isub(p[i1], p[i0]), isub(p[i], p[i0])) != [0, 0, 0])
         .ok_or("hull vertices are collinear")?;
@@ -125,7 +131,10 @@ pub fn exact_hull(p: &[[i64; 3]]) -> Result<Vec<[usize; 3]>, String> {
         if tet.contains(&i) {
             continue;
         }
-        let visible: Vec<bool> = faces.iter().map(|f| orient(p[f[0]], p[f[1]], p[f[2]], q) > 0).collect();
+        let visible: Vec<bool> = faces
+            .iter()
+            .map(|f| orient(p[f[0]], p[f[1]], p[f[2]], q) > 0)
+            .collect();
         if !visible.iter().any(|v| *v) {
             continue;
         }
@@ -179,8 +188,12 @@ impl HullPlanes {
         let mut planes = Vec::with_capacity(faces.len());
         for f in &faces {
             let n = icross(isub(k[f[1]], k[f[0]]), isub(k[f[2]], k[f[0]]));
-            let n = v3::normalize([n[0] as f64, n[1] as f64, n[2] as f64]).ok_or("hull has a degenerate facet")?;
-            let h = w.iter().map(|p| v3::dot(n, *p)).fold(f64::NEG_INFINITY, f64::max);
+            let n = v3::normalize([n[0] as f64, n[1] as f64, n[2] as f64])
+                .ok_or("hull has a degenerate facet")?;
+            let h = w
+                .iter()
+                .map(|p| v3::dot(n, *p))
+                .fold(f64::NEG_INFINITY, f64::max);
             planes.push((n, h));
         }
         Ok(HullPlanes { planes })
@@ -222,7 +235,9 @@ impl HullPlanes {
         used.dedup();
         let euler = used.len() as i64 - (edges.len() / 2) as i64 + faces.len() as i64;
         if euler != 2 {
-            return Err(format!("hull facets have Euler characteristic {euler}, not 2"));
+            return Err(format!(
+                "hull facets have Euler characteristic {euler}, not 2"
+            ));
         }
         let mut planes = Vec::with_capacity(faces.len());
         for f in &faces {
@@ -233,7 +248,10 @@ impl HullPlanes {
             if v3::dot(n, v3::sub(a, mean)) <= 0.0 {
                 return Err("hull facet faces inward".into());
             }
-            let h = w.iter().map(|p| v3::dot(n, *p)).fold(f64::NEG_INFINITY, f64::max);
+            let h = w
+                .iter()
+                .map(|p| v3::dot(n, *p))
+                .fold(f64::NEG_INFINITY, f64::max);
             let low = v3::dot(n, a).min(v3::dot(n, b)).min(v3::dot(n, c));
             if h - low > tol {
                 return Err(format!(
@@ -304,10 +322,17 @@ mod tests {
 
     #[test]
     fn capsule_and_box_depth() {
-        assert!((capsule_depth([0.0; 3], [1.0, 0.0, 0.0], 0.5, [0.5, 0.2, 0.0]) - 0.3).abs() < 1e-12);
-        assert!((box_depth([0.0; 3], &v3::IDENTITY, [1.0, 2.0, 3.0], [0.5, 0.0, 0.0]) - 0.5).abs() < 1e-12);
+        assert!(
+            (capsule_depth([0.0; 3], [1.0, 0.0, 0.0], 0.5, [0.5, 0.2, 0.0]) - 0.3).abs() < 1e-12
+        );
+        assert!(
+            (box_depth([0.0; 3], &v3::IDENTITY, [1.0, 2.0, 3.0], [0.5, 0.0, 0.0]) - 0.5).abs()
+                < 1e-12
+        );
         let tri = [[0.0; 3], [0.5, 0.0, 0.0], [0.0, 1.9, 0.0]];
-        let d = triangle_depth(&tri, |p| box_depth([0.0; 3], &v3::IDENTITY, [1.0, 2.0, 3.0], p));
+        let d = triangle_depth(&tri, |p| {
+            box_depth([0.0; 3], &v3::IDENTITY, [1.0, 2.0, 3.0], p)
+        });
         assert!((d - 0.1).abs() < 1e-12);
     }
 }

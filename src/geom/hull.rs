@@ -157,7 +157,11 @@ impl Hull {
         let mut faces = Vec::with_capacity(idx.len());
         let mut vol6 = 0.0;
         for f in &idx {
-            let [a, b, d] = [points[f[0] as usize], points[f[1] as usize], points[f[2] as usize]];
+            let [a, b, d] = [
+                points[f[0] as usize],
+                points[f[1] as usize],
+                points[f[2] as usize],
+            ];
             let t = v3::dot(v3::sub(a, c), v3::cross(v3::sub(b, c), v3::sub(d, c)));
             // Orient outward (parry's winding is CCW outward; trust but verify).
             if t >= 0.0 {
@@ -211,7 +215,10 @@ impl Hull {
 
 /// `max_p u . p` over a point list.
 pub fn support_points(points: &[V3], u: V3) -> f64 {
-    points.iter().map(|p| v3::dot(*p, u)).fold(f64::NEG_INFINITY, f64::max)
+    points
+        .iter()
+        .map(|p| v3::dot(*p, u))
+        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// Indices of the 2D convex hull, counter-clockwise, collinear points dropped
@@ -219,22 +226,32 @@ pub fn support_points(points: &[V3], u: V3) -> f64 {
 /// segment.
 pub fn convex_hull_2d(p: &[[f64; 2]]) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..p.len()).collect();
-    idx.sort_by(|&a, &b| p[a][0].total_cmp(&p[b][0]).then(p[a][1].total_cmp(&p[b][1])));
+    idx.sort_by(|&a, &b| {
+        p[a][0]
+            .total_cmp(&p[b][0])
+            .then(p[a][1].total_cmp(&p[b][1]))
+    });
     idx.dedup_by(|a, b| p[*a] == p[*b]);
     if idx.len() < 3 {
         return idx;
     }
-    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    };
     let mut lower: Vec<usize> = Vec::new();
     for &i in &idx {
-        while lower.len() >= 2 && cross(p[lower[lower.len() - 2]], p[lower[lower.len() - 1]], p[i]) <= 0.0 {
+        while lower.len() >= 2
+            && cross(p[lower[lower.len() - 2]], p[lower[lower.len() - 1]], p[i]) <= 0.0
+        {
             lower.pop();
         }
         lower.push(i);
     }
     let mut upper: Vec<usize> = Vec::new();
     for &i in idx.iter().rev() {
-        while upper.len() >= 2 && cross(p[upper[upper.len() - 2]], p[upper[upper.len() - 1]], p[i]) <= 0.0 {
+        while upper.len() >= 2
+            && cross(p[upper[upper.len() - 2]], p[upper[upper.len() - 1]], p[i]) <= 0.0
+        {
             upper.pop();
         }
         upper.push(i);
@@ -284,7 +301,12 @@ mod tests {
         assert_eq!(Hull::new(&[]).points.len(), 0);
         let h = Hull::new(&[[1.0, 2.0, 3.0]; 5]);
         assert_eq!((h.dim, h.points.len()), (0, 1));
-        let h = Hull::new(&[[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.5, 0.5, 0.5], [2.0, 2.0, 2.0]]);
+        let h = Hull::new(&[
+            [0.0, 0.0, 0.0],
+            [1.0, 1.0, 1.0],
+            [0.5, 0.5, 0.5],
+            [2.0, 2.0, 2.0],
+        ]);
         assert_eq!((h.dim, h.points.len()), (1, 2));
         let h = Hull::new(&[
             [0.0, 0.0, 0.0],
@@ -299,7 +321,14 @@ mod tests {
 
     #[test]
     fn hull_2d_square() {
-        let p = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5], [0.5, 0.0]];
+        let p = [
+            [0.0, 0.0],
+            [1.0, 0.0],
+            [1.0, 1.0],
+            [0.0, 1.0],
+            [0.5, 0.5],
+            [0.5, 0.0],
+        ];
         let h = convex_hull_2d(&p);
         assert_eq!(h.len(), 4);
     }

@@ -44,14 +44,20 @@ impl Obb {
 #[inline]
 pub fn box_depth(center: V3, rot: &M3, he: V3, p: V3) -> f64 {
     let l = v3::mul_t(rot, v3::sub(p, center));
-    (he[0] - l[0].abs()).min(he[1] - l[1].abs()).min(he[2] - l[2].abs())
+    (he[0] - l[0].abs())
+        .min(he[1] - l[1].abs())
+        .min(he[2] - l[2].abs())
 }
 
 /// Box with axes `rot` (columns) holding every point with `headroom`:
 /// centred on the points' extents in that frame.
 pub fn box_in_frame(points: &[V3], rot: &M3, headroom: f64) -> Obb {
     let (lo, hi) = extents(points, rot);
-    let mid = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0, (lo[2] + hi[2]) / 2.0];
+    let mid = [
+        (lo[0] + hi[0]) / 2.0,
+        (lo[1] + hi[1]) / 2.0,
+        (lo[2] + hi[2]) / 2.0,
+    ];
     Obb {
         center: v3::mul(rot, mid),
         rot: *rot,
@@ -124,12 +130,20 @@ pub fn min_area_rect(ring: &[[f64; 2]], h: f64) -> (f64, [f64; 2]) {
         let b = ring[(i + 1) % m];
         let d = [b[0] - a[0], b[1] - a[1]];
         let l = (d[0] * d[0] + d[1] * d[1]).sqrt();
-        if l > 0.0 { [d[0] / l, d[1] / l] } else { [1.0, 0.0] }
+        if l > 0.0 {
+            [d[0] / l, d[1] / l]
+        } else {
+            [1.0, 0.0]
+        }
     };
     // Pointers: jmax (max along u), kfar (max along the inward normal), lmin (min along u).
     let u0 = edge_dir(0);
     let inward = |u: [f64; 2]| [-u[1], u[0]];
-    let argmax = |f: &dyn Fn([f64; 2]) -> f64| (0..m).max_by(|&a, &b| f(ring[a]).total_cmp(&f(ring[b]))).unwrap_or(0);
+    let argmax = |f: &dyn Fn([f64; 2]) -> f64| {
+        (0..m)
+            .max_by(|&a, &b| f(ring[a]).total_cmp(&f(ring[b])))
+            .unwrap_or(0)
+    };
     let mut jmax = argmax(&|p| dot(p, u0));
     let mut kfar = argmax(&|p| dot(p, inward(u0)));
     let mut lmin = argmax(&|p| -dot(p, u0));
@@ -194,7 +208,14 @@ pub fn distinct_normals(h: &Hull, max: usize) -> Vec<V3> {
 /// extents permuted to match. Makes the written rpy small and deterministic.
 pub fn canonical(b: &Obb) -> Obb {
     let axes = [v3::col(&b.rot, 0), v3::col(&b.rot, 1), v3::col(&b.rot, 2)];
-    let perms = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    let perms = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
     let mut best: Option<(f64, Obb)> = None;
     for p in perms {
         for signs in 0..8u8 {
@@ -208,7 +229,11 @@ pub fn canonical(b: &Obb) -> Obb {
             }
             let trace = rot[0][0] + rot[1][1] + rot[2][2];
             if best.as_ref().is_none_or(|(t, _)| trace > *t + 1e-12) {
-                let he = [b.half_extents[p[0]], b.half_extents[p[1]], b.half_extents[p[2]]];
+                let he = [
+                    b.half_extents[p[0]],
+                    b.half_extents[p[1]],
+                    b.half_extents[p[2]],
+                ];
                 best = Some((
                     trace,
                     Obb {
@@ -336,12 +361,19 @@ mod tests {
 
     #[test]
     fn flat_and_segment() {
-        let h = Hull::new(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [1.0, 2.0, 0.0]]);
+        let h = Hull::new(&[
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 2.0, 0.0],
+            [1.0, 2.0, 0.0],
+        ]);
         let b = fit_obb(&h, 0.001).unwrap();
         let mut he = b.half_extents;
         he.sort_by(f64::total_cmp);
         assert!(
-            (he[0] - 0.001).abs() < 1e-12 && (he[1] - 0.501).abs() < 1e-9 && (he[2] - 1.001).abs() < 1e-9,
+            (he[0] - 0.001).abs() < 1e-12
+                && (he[1] - 0.501).abs() < 1e-9
+                && (he[2] - 1.001).abs() < 1e-9,
             "{he:?}"
         );
         let h = Hull::new(&[[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]);

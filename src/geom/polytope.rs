@@ -50,7 +50,11 @@ pub fn halfspace_vertices(dirs: &[V3], offsets: &[f64], c: V3) -> Option<Vec<V3>
     let scale = rel.iter().cloned().fold(0.0, f64::max);
     let mut out: Vec<V3> = Vec::with_capacity(faces.len());
     for f in &faces {
-        let [i, j, k] = [index[f[0] as usize], index[f[1] as usize], index[f[2] as usize]];
+        let [i, j, k] = [
+            index[f[0] as usize],
+            index[f[1] as usize],
+            index[f[2] as usize],
+        ];
         let (ui, uj, uk) = (dirs[i], dirs[j], dirs[k]);
         let d = v3::dot(ui, v3::cross(uj, uk));
         if d.abs() < 1e-12 {
@@ -69,7 +73,11 @@ pub fn halfspace_vertices(dirs: &[V3], offsets: &[f64], c: V3) -> Option<Vec<V3>
         }
         // Keep only vertices of the polytope (numerically): inside every halfspace.
         let tol = 1e-9 * scale.max(1e-9);
-        if dirs.iter().zip(offsets).all(|(u, o)| v3::dot(*u, x) <= o + tol) && out.iter().all(|y| v3::dist(*y, x) > tol)
+        if dirs
+            .iter()
+            .zip(offsets)
+            .all(|(u, o)| v3::dot(*u, x) <= o + tol)
+            && out.iter().all(|y| v3::dist(*y, x) > tol)
         {
             out.push(x);
         }
@@ -104,7 +112,10 @@ pub fn push_direction(ns: &[V3]) -> Option<V3> {
             a = v3::add(a, *n);
         }
         let a = v3::normalize(a)?;
-        let s = u.iter().map(|n| v3::dot(*n, a)).fold(f64::INFINITY, f64::min);
+        let s = u
+            .iter()
+            .map(|n| v3::dot(*n, a))
+            .fold(f64::INFINITY, f64::min);
         return (s > 1e-3).then(|| v3::scale(a, 1.0 / s));
     }
     for i in 0..k {
@@ -128,7 +139,10 @@ pub fn push_direction(ns: &[V3]) -> Option<V3> {
     }
     // Exact feasibility (>= 1) by scaling up the last rounding.
     best.map(|m| {
-        let s = u.iter().map(|n| v3::dot(*n, m)).fold(f64::INFINITY, f64::min);
+        let s = u
+            .iter()
+            .map(|n| v3::dot(*n, m))
+            .fold(f64::INFINITY, f64::min);
         if s < 1.0 { v3::scale(m, 1.0 / s) } else { m }
     })
 }
@@ -168,7 +182,11 @@ pub fn pushed_hull(h: &Hull, pad: f64) -> Option<Vec<V3>> {
 /// Vertices of `{x : u_k . x <= offsets[k]}` by brute force over every triple
 /// of planes (for small sets such as the 26-DOP; no hull routine involved).
 pub fn halfspace_vertices_brute(dirs: &[V3], offsets: &[f64]) -> Vec<V3> {
-    let scale = offsets.iter().map(|o| o.abs()).fold(0.0, f64::max).max(1e-9);
+    let scale = offsets
+        .iter()
+        .map(|o| o.abs())
+        .fold(0.0, f64::max)
+        .max(1e-9);
     let tol = 1e-12 * scale;
     let mut out: Vec<V3> = Vec::new();
     let k = dirs.len();
@@ -188,7 +206,10 @@ pub fn halfspace_vertices_brute(dirs: &[V3], offsets: &[f64]) -> Vec<V3> {
                     v3::scale(v3::cross(a, b), offsets[l]),
                 );
                 let x = v3::scale(num, 1.0 / d);
-                if dirs.iter().zip(offsets).all(|(u, o)| v3::dot(*u, x) <= o + tol)
+                if dirs
+                    .iter()
+                    .zip(offsets)
+                    .all(|(u, o)| v3::dot(*u, x) <= o + tol)
                     && out.iter().all(|y| v3::dist(*y, x) > 1e3 * tol)
                 {
                     out.push(x);
@@ -230,7 +251,12 @@ const STOP_EXCESS: f64 = 5e-5;
 /// Outer polytope of the hull grown by `pad`, at most `max_vertices` vertices,
 /// starting from `base_dirs` (which must positively span space, e.g. the
 /// 26-DOP directions). `None` if enumeration fails.
-pub fn outer_polytope(h: &Hull, pad: f64, base_dirs: &[V3], max_vertices: usize) -> Option<Vec<V3>> {
+pub fn outer_polytope(
+    h: &Hull,
+    pad: f64,
+    base_dirs: &[V3],
+    max_vertices: usize,
+) -> Option<Vec<V3>> {
     if h.points.is_empty() {
         return None;
     }
@@ -351,11 +377,20 @@ mod tests {
 
     #[test]
     fn push_direction_is_least_norm() {
-        let m = push_direction(&[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]).unwrap();
+        let m = push_direction(&[
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 0.0, 0.0],
+        ])
+        .unwrap();
         assert!(v3::dist(m, [1.0, 1.0, 1.0]) < 1e-12, "{m:?}");
         let s = std::f64::consts::FRAC_1_SQRT_2;
         let m = push_direction(&[[1.0, 0.0, 0.0], [s, s, 0.0]]).unwrap();
-        assert!((v3::dot(m, [1.0, 0.0, 0.0]) - 1.0).abs() < 1e-12 && (v3::dot(m, [s, s, 0.0]) - 1.0).abs() < 1e-12);
+        assert!(
+            (v3::dot(m, [1.0, 0.0, 0.0]) - 1.0).abs() < 1e-12
+                && (v3::dot(m, [s, s, 0.0]) - 1.0).abs() < 1e-12
+        );
         assert!(push_direction(&[[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]).is_none());
     }
 

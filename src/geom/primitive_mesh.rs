@@ -23,7 +23,10 @@ pub fn box_mesh(half: [f64; 3]) -> TriMesh {
         triangles.push([q[0], q[1], q[2]]);
         triangles.push([q[0], q[2], q[3]]);
     }
-    TriMesh { vertices, triangles }
+    TriMesh {
+        vertices,
+        triangles,
+    }
 }
 
 /// A z-axis cylinder centred at the origin; the polygon's edges touch the circle.
@@ -50,7 +53,10 @@ pub fn cylinder_mesh(radius: f64, length: f64, segments: usize) -> TriMesh {
         triangles.push([bottom, b1, b0]);
         triangles.push([top, t0, t1]);
     }
-    TriMesh { vertices, triangles }
+    TriMesh {
+        vertices,
+        triangles,
+    }
 }
 
 /// A UV sphere scaled so every face plane is at least 1 from the centre, then
@@ -103,7 +109,10 @@ pub fn ellipsoid_mesh(radii: [f64; 3], segments: usize) -> TriMesh {
             *c *= grow * r;
         }
     }
-    TriMesh { vertices, triangles }
+    TriMesh {
+        vertices,
+        triangles,
+    }
 }
 
 /// A z-axis capsule as the union of two sphere meshes and a cylinder side.
@@ -112,9 +121,13 @@ pub fn capsule_mesh(radius: f64, length: f64, segments: usize) -> TriMesh {
     for z in [-length / 2.0, length / 2.0] {
         let s = ellipsoid_mesh([radius; 3], segments);
         let base = out.vertices.len() as u32;
-        out.vertices.extend(s.vertices.iter().map(|v| [v[0], v[1], v[2] + z]));
-        out.triangles
-            .extend(s.triangles.iter().map(|t| [t[0] + base, t[1] + base, t[2] + base]));
+        out.vertices
+            .extend(s.vertices.iter().map(|v| [v[0], v[1], v[2] + z]));
+        out.triangles.extend(
+            s.triangles
+                .iter()
+                .map(|t| [t[0] + base, t[1] + base, t[2] + base]),
+        );
     }
     out
 }

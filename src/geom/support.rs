@@ -28,7 +28,10 @@ pub fn capsule(a: V3, b: V3, r: f64, u: V3) -> f64 {
 #[inline]
 pub fn boxed(center: V3, rot: &M3, half_extents: V3, u: V3) -> f64 {
     let l = v3::mul_t(rot, u);
-    v3::dot(center, u) + half_extents[0] * l[0].abs() + half_extents[1] * l[1].abs() + half_extents[2] * l[2].abs()
+    v3::dot(center, u)
+        + half_extents[0] * l[0].abs()
+        + half_extents[1] * l[1].abs()
+        + half_extents[2] * l[2].abs()
 }
 
 /// Point-set (hull) support.

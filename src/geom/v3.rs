@@ -120,7 +120,11 @@ pub fn col(m: &M3, j: usize) -> V3 {
 }
 /// Matrix with the given columns.
 pub fn from_cols(c0: V3, c1: V3, c2: V3) -> M3 {
-    [[c0[0], c1[0], c2[0]], [c0[1], c1[1], c2[1]], [c0[2], c1[2], c2[2]]]
+    [
+        [c0[0], c1[0], c2[0]],
+        [c0[1], c1[1], c2[1]],
+        [c0[2], c1[2], c2[2]],
+    ]
 }
 pub fn det(m: &M3) -> f64 {
     dot(m[0], cross(m[1], m[2]))
@@ -174,8 +178,16 @@ pub fn sym_eigen(m: &M3) -> ([f64; 3], M3) {
     );
     let e = nalgebra::SymmetricEigen::new(a);
     let mut idx = [0usize, 1, 2];
-    idx.sort_by(|&i, &j| e.eigenvalues[j].total_cmp(&e.eigenvalues[i]).then(i.cmp(&j)));
-    let vals = [e.eigenvalues[idx[0]], e.eigenvalues[idx[1]], e.eigenvalues[idx[2]]];
+    idx.sort_by(|&i, &j| {
+        e.eigenvalues[j]
+            .total_cmp(&e.eigenvalues[i])
+            .then(i.cmp(&j))
+    });
+    let vals = [
+        e.eigenvalues[idx[0]],
+        e.eigenvalues[idx[1]],
+        e.eigenvalues[idx[2]],
+    ];
     let c = |k: usize| -> V3 {
         let v = e.eigenvectors.column(idx[k]);
         normalize([v[0], v[1], v[2]]).unwrap_or([0.0, 0.0, 0.0])
@@ -254,7 +266,12 @@ mod tests {
 
     #[test]
     fn eigen_is_right_handed() {
-        let pts = [[0.0, 0.0, 0.0], [2.0, 0.1, 0.0], [4.0, -0.1, 0.3], [1.0, 0.5, -0.2]];
+        let pts = [
+            [0.0, 0.0, 0.0],
+            [2.0, 0.1, 0.0],
+            [4.0, -0.1, 0.3],
+            [1.0, 0.5, -0.2],
+        ];
         let (_, c) = mean_cov(&pts);
         let (vals, r) = sym_eigen(&c);
         assert!(vals[0] >= vals[1] && vals[1] >= vals[2]);

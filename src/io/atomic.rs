@@ -27,9 +27,14 @@ enum Step {
     Rename,
 }
 
-fn write_atomic_with(path: &Path, bytes: &[u8], fault: &mut dyn FnMut(Step) -> io::Result<()>) -> Result<()> {
+fn write_atomic_with(
+    path: &Path,
+    bytes: &[u8],
+    fault: &mut dyn FnMut(Step) -> io::Result<()>,
+) -> Result<()> {
     let target = resolve_target(path)?;
-    let fail = |what: &str, e: io::Error| Error::at(path, None, format!("cannot write: {what}: {e}"));
+    let fail =
+        |what: &str, e: io::Error| Error::at(path, None, format!("cannot write: {what}: {e}"));
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -52,7 +57,12 @@ fn write_atomic_with(path: &Path, bytes: &[u8], fault: &mut dyn FnMut(Step) -> i
         .prefix(&format!(".{name}."))
         .suffix(".tmp")
         .tempfile_in(&dir)
-        .map_err(|e| fail(&format!("creating a temporary file in {}", dir.display()), e))?;
+        .map_err(|e| {
+            fail(
+                &format!("creating a temporary file in {}", dir.display()),
+                e,
+            )
+        })?;
     // A temporary file is private (rw-------); give it the old file's permissions.
     if let Some(permissions) = existing.or_else(default_permissions) {
         tmp.as_file()
@@ -71,7 +81,8 @@ fn write_atomic_with(path: &Path, bytes: &[u8], fault: &mut dyn FnMut(Step) -> i
         .map_err(|e| fail("flushing to disk", e))?;
     fault(Step::Rename).map_err(|e| fail("renaming into place", e))?;
     // On failure the returned error owns the temporary file, which removes it when dropped.
-    tmp.persist(&target).map_err(|e| fail("renaming into place", e.error))?;
+    tmp.persist(&target)
+        .map_err(|e| fail("renaming into place", e.error))?;
     // Make the rename itself durable (best effort: not every platform can sync a directory).
     if let Ok(d) = fs::File::open(&dir) {
         let _ = d.sync_all();
@@ -82,8 +93,13 @@ fn write_atomic_with(path: &Path, bytes: &[u8], fault: &mut dyn FnMut(Step) -> i
 /// The file to replace: `path`, or where it points if it is a symbolic link.
 fn resolve_target(path: &Path) -> Result<PathBuf> {
     match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path)
-            .map_err(|e| Error::at(path, None, format!("cannot write: symbolic link does not resolve: {e}"))),
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path).map_err(|e| {
+            Error::at(
+                path,
+                None,
+                format!("cannot write: symbolic link does not resolve: {e}"),
+            )
+        }),
         _ => Ok(path.to_path_buf()),
     }
 }
@@ -127,9 +143,17 @@ mod tests {
                 }
             })
             .unwrap_err();
-            assert!(err.message.contains("injected failure"), "{step:?}: {}", err.message);
+            assert!(
+                err.message.contains("injected failure"),
+                "{step:?}: {}",
+                err.message
+            );
             assert!(err.message.starts_with(&path.display().to_string()));
-            assert_eq!(fs::read_to_string(&path).unwrap(), "old contents\n", "{step:?}");
+            assert_eq!(
+                fs::read_to_string(&path).unwrap(),
+                "old contents\n",
+                "{step:?}"
+            );
             assert_eq!(
                 listing(dir.path()),
                 ["manifest.yaml"],

@@ -105,7 +105,10 @@ impl<'de> Deserialize<'de> for JointValues {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a map from joint name to value")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<JointValues, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<JointValues, A::Error> {
                 let mut values: Vec<(String, f64)> = Vec::new();
                 while let Some((k, v)) = map.next_entry::<String, f64>()? {
                     if values.iter().any(|(n, _)| *n == k) {
@@ -247,7 +250,10 @@ struct BoxOut<'a> {
     half_extents: &'a [f64; 3],
     #[serde(serialize_with = "flow_opt", skip_serializing_if = "Option::is_none")]
     dop26: Option<&'a [f64; 26]>,
-    #[serde(serialize_with = "flow_rows_opt", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        serialize_with = "flow_rows_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     hull: Option<&'a Vec<[f64; 3]>>,
 }
 
@@ -369,11 +375,17 @@ fn flow<S: Serializer, T: Serialize + ?Sized>(v: &T, s: S) -> std::result::Resul
     FlowSeq(v).serialize(s)
 }
 
-fn flow_opt<S: Serializer, T: Serialize>(v: &Option<T>, s: S) -> std::result::Result<S::Ok, S::Error> {
+fn flow_opt<S: Serializer, T: Serialize>(
+    v: &Option<T>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
     FlowSeq(v).serialize(s)
 }
 
-fn flow_rows_opt<S: Serializer>(v: &Option<&Vec<[f64; 3]>>, s: S) -> std::result::Result<S::Ok, S::Error> {
+fn flow_rows_opt<S: Serializer>(
+    v: &Option<&Vec<[f64; 3]>>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
     s.collect_seq(v.iter().flat_map(|rows| rows.iter()).map(FlowSeq))
 }
 
@@ -445,7 +457,12 @@ impl Manifest {
 /// The manifest as YAML text, after [`validate`]: a manifest the loader would
 /// refuse is never written. `-0.0` is written as `0.0`.
 pub fn to_yaml(manifest: &Manifest) -> Result<String> {
-    validate(manifest).map_err(|e| Error::check(format!("refusing to write an invalid manifest: {}", e.describe())))?;
+    validate(manifest).map_err(|e| {
+        Error::check(format!(
+            "refusing to write an invalid manifest: {}",
+            e.describe()
+        ))
+    })?;
     let mut m = manifest.clone();
     m.floats_mut(&mut |x| *x += 0.0);
     // Lists indented under their key, as in the example.
@@ -469,10 +486,14 @@ pub fn write_manifest(path: &Path, manifest: &Manifest) -> Result<()> {
 /// Reads and checks a manifest file.
 pub fn load_manifest(path: &Path) -> Result<Manifest> {
     if path.is_dir() {
-        return Err(Error::at(path, None, "is a directory, expected a manifest file"));
+        return Err(Error::at(
+            path,
+            None,
+            "is a directory, expected a manifest file",
+        ));
     }
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Error::at(path, None, format!("cannot read manifest: {e}")))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::at(path, None, format!("cannot read manifest: {e}")))?;
     parse_manifest(path, &text)
 }
 
@@ -503,7 +524,8 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<Manifest> {
     struct Version {
         schema_version: Option<Spanned<AnyScalar>>,
     }
-    let version: Version = serde_saphyr::from_str_with_options(text, options()).map_err(|e| yaml_error(path, &e))?;
+    let version: Version =
+        serde_saphyr::from_str_with_options(text, options()).map_err(|e| yaml_error(path, &e))?;
     let Some(version) = version.schema_version else {
         return Err(Error::at(path, None, "missing field `schema_version`"));
     };
@@ -514,7 +536,9 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<Manifest> {
             return Err(Error::at(
                 path,
                 at,
-                format!("schema_version {v} is not supported (this collide reads schema_version {SCHEMA_VERSION})"),
+                format!(
+                    "schema_version {v} is not supported (this collide reads schema_version {SCHEMA_VERSION})"
+                ),
             ));
         }
         AnyScalar::Float(v) => {
@@ -532,7 +556,8 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<Manifest> {
             ));
         }
     }
-    let manifest: Manifest = serde_saphyr::from_str_with_options(text, options()).map_err(|e| yaml_error(path, &e))?;
+    let manifest: Manifest =
+        serde_saphyr::from_str_with_options(text, options()).map_err(|e| yaml_error(path, &e))?;
     if let Err(e) = validate(&manifest) {
         let at = locate(text, &e.site);
         return Err(Error::at(path, at, e.describe()));
@@ -549,7 +574,9 @@ fn location(l: &serde_saphyr::Location) -> Option<(u32, u32)> {
 fn yaml_error(path: &Path, e: &serde_saphyr::Error) -> Error {
     let mut msg = e.to_string();
     if msg.starts_with("multiple YAML documents detected") {
-        let at = msg.find(" at line").map_or(String::new(), |i| msg[i..].to_string());
+        let at = msg
+            .find(" at line")
+            .map_or(String::new(), |i| msg[i..].to_string());
         msg = format!("a manifest is one YAML document; this is a second one{at}");
     }
     match e.location() {
@@ -682,7 +709,10 @@ pub fn validate(m: &Manifest) -> std::result::Result<(), Invalid> {
     if m.schema_version != SCHEMA_VERSION {
         return Err(top.fail(
             "schema_version",
-            format!("{} is not supported (expected {SCHEMA_VERSION})", m.schema_version),
+            format!(
+                "{} is not supported (expected {SCHEMA_VERSION})",
+                m.schema_version
+            ),
         ));
     }
     top.name("robot", &m.robot)?;
@@ -780,7 +810,8 @@ pub fn validate(m: &Manifest) -> std::result::Result<(), Invalid> {
         }
         if Some(j.parent.as_str()) != root && !children.contains(j.parent.as_str()) {
             let why = if m.joints.iter().any(|k| k.child == j.parent) {
-                "comes before the joint that places it (joints must be in topological order)".to_string()
+                "comes before the joint that places it (joints must be in topological order)"
+                    .to_string()
             } else {
                 format!(
                     "is neither the root `{}` nor a child of another joint (more than one root)",
@@ -843,7 +874,10 @@ pub fn validate(m: &Manifest) -> std::result::Result<(), Invalid> {
         if let Some([lo, hi]) = j.limits
             && (*value < lo || *value > hi)
         {
-            return Err(c.fail(&sub, format!("{value} is outside the joint's limits [{lo}, {hi}]")));
+            return Err(c.fail(
+                &sub,
+                format!("{value} is outside the joint's limits [{lo}, {hi}]"),
+            ));
         }
     }
 
@@ -860,7 +894,10 @@ pub fn validate(m: &Manifest) -> std::result::Result<(), Invalid> {
             return Err(c.fail("name", format!("link `{}` is listed twice", l.name)));
         }
         if !m.joints.is_empty() && !tree_links.contains(&l.name.as_str()) {
-            return Err(c.fail("name", format!("`{}` is not a link of the joint tree", l.name)));
+            return Err(c.fail(
+                "name",
+                format!("`{}` is not a link of the joint tree", l.name),
+            ));
         }
         if l.primitives.is_empty() {
             return Err(c.fail("primitives", "must not be empty"));
@@ -904,7 +941,11 @@ pub fn validate(m: &Manifest) -> std::result::Result<(), Invalid> {
     Ok(())
 }
 
-fn check_primitive(c: &Checker, p: &Primitive, dirs: &[[f64; 3]; 26]) -> std::result::Result<(), Invalid> {
+fn check_primitive(
+    c: &Checker,
+    p: &Primitive,
+    dirs: &[[f64; 3]; 26],
+) -> std::result::Result<(), Invalid> {
     match p {
         Primitive::Capsule(cap) => {
             c.finite("a", &cap.a)?;
@@ -935,7 +976,10 @@ fn check_primitive(c: &Checker, p: &Primitive, dirs: &[[f64; 3]; 26]) -> std::re
             if hull.is_empty() || hull.len() > MAX_HULL_VERTICES {
                 return Err(c.fail(
                     "hull",
-                    format!("has {} vertices; 1 to {MAX_HULL_VERTICES} allowed", hull.len()),
+                    format!(
+                        "has {} vertices; 1 to {MAX_HULL_VERTICES} allowed",
+                        hull.len()
+                    ),
                 ));
             }
             let r = rpy_matrix(b.rpy);
@@ -958,11 +1002,16 @@ fn check_primitive(c: &Checker, p: &Primitive, dirs: &[[f64; 3]; 26]) -> std::re
                     r[0][1] * d[0] + r[1][1] * d[1] + r[2][1] * d[2],
                     r[0][2] * d[0] + r[1][2] * d[1] + r[2][2] * d[2],
                 ];
-                let out = (0..3).map(|k| q[k].abs() - half[k]).fold(f64::NEG_INFINITY, f64::max);
+                let out = (0..3)
+                    .map(|k| q[k].abs() - half[k])
+                    .fold(f64::NEG_INFINITY, f64::max);
                 if out > CONTAINMENT_TOLERANCE_M {
                     return Err(c.fail(
                         &format!("hull[{v}]"),
-                        format!("vertex [{}, {}, {}] lies {out:.3e} m outside its box", p[0], p[1], p[2]),
+                        format!(
+                            "vertex [{}, {}, {}] lies {out:.3e} m outside its box",
+                            p[0], p[1], p[2]
+                        ),
                     ));
                 }
                 for (k, u) in dirs.iter().enumerate() {

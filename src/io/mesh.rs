@@ -96,7 +96,11 @@ pub fn load_mesh(path: &Path, scale: [f64; 3], limits: &MeshLimits) -> Result<Tr
 }
 
 /// [`load_mesh`], also returning what was read.
-pub fn load_mesh_with_info(path: &Path, scale: [f64; 3], limits: &MeshLimits) -> Result<(TriMesh, MeshInfo)> {
+pub fn load_mesh_with_info(
+    path: &Path,
+    scale: [f64; 3],
+    limits: &MeshLimits,
+) -> Result<(TriMesh, MeshInfo)> {
     if scale.iter().any(|s| !s.is_finite() || *s == 0.0) {
         return Err(Error::at(
             path,
@@ -124,7 +128,10 @@ pub fn load_mesh_with_info(path: &Path, scale: [f64; 3], limits: &MeshLimits) ->
     let (format, parts) = match ext.as_str() {
         "stl" => load_stl(path, bytes, &mut welder)?,
         "obj" => (MeshFormat::Obj, load_obj(path, &bytes, &mut welder)?),
-        _ => (MeshFormat::Collada, load_collada(path, &bytes, &mut welder)?),
+        _ => (
+            MeshFormat::Collada,
+            load_collada(path, &bytes, &mut welder)?,
+        ),
     };
     welder.finish(format, parts)
 }
@@ -132,7 +139,11 @@ pub fn load_mesh_with_info(path: &Path, scale: [f64; 3], limits: &MeshLimits) ->
 fn read_file(path: &Path) -> Result<Vec<u8>> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => {
-            return Err(Error::at(path, None, "is a directory, expected a mesh file"));
+            return Err(Error::at(
+                path,
+                None,
+                "is a directory, expected a mesh file",
+            ));
         }
         Ok(_) => {}
         Err(e) => return Err(Error::at(path, None, format!("cannot read mesh: {e}"))),
@@ -196,7 +207,12 @@ impl<'a> Welder<'a> {
     /// Adds one triangle given by its corners in the file's frame, in metres.
     /// `flip` reverses its winding (a mirroring placement); `what` names the
     /// triangle in an error message.
-    fn push(&mut self, corners: [[f64; 3]; 3], flip: bool, what: impl Fn() -> String) -> Result<()> {
+    fn push(
+        &mut self,
+        corners: [[f64; 3]; 3],
+        flip: bool,
+        what: impl Fn() -> String,
+    ) -> Result<()> {
         self.source_triangles += 1;
         if self.source_triangles > self.max_triangles {
             return Err(self.over_limit(self.source_triangles));
@@ -236,8 +252,13 @@ impl<'a> Welder<'a> {
             ids[k] = match self.index.get(&key) {
                 Some(&id) => id,
                 None => {
-                    let id = u32::try_from(self.mesh.vertices.len())
-                        .map_err(|_| Error::at(self.path, None, "mesh has more vertices than fit a 32-bit index"))?;
+                    let id = u32::try_from(self.mesh.vertices.len()).map_err(|_| {
+                        Error::at(
+                            self.path,
+                            None,
+                            "mesh has more vertices than fit a 32-bit index",
+                        )
+                    })?;
                     self.mesh.vertices.push(v);
                     self.index.insert(key, id);
                     id
@@ -330,8 +351,8 @@ const STL_TRIANGLE: u64 = 50;
 /// starts with `solid` is ASCII.
 fn load_stl(path: &Path, mut bytes: Vec<u8>, w: &mut Welder) -> Result<(MeshFormat, usize)> {
     let len = bytes.len() as u64;
-    let declared =
-        (bytes.len() >= STL_HEADER).then(|| u32::from_le_bytes([bytes[80], bytes[81], bytes[82], bytes[83]]));
+    let declared = (bytes.len() >= STL_HEADER)
+        .then(|| u32::from_le_bytes([bytes[80], bytes[81], bytes[82], bytes[83]]));
     let binary_size = declared.map(|n| STL_HEADER as u64 + STL_TRIANGLE * u64::from(n));
     if binary_size == Some(len) {
         return load_stl_binary(path, &mut bytes, declared.unwrap_or(0), w);
@@ -375,7 +396,12 @@ fn starts_with_solid(bytes: &[u8]) -> bool {
     bytes[start..].len() >= 5 && bytes[start..start + 5].eq_ignore_ascii_case(b"solid")
 }
 
-fn load_stl_binary(path: &Path, bytes: &mut [u8], declared: u32, w: &mut Welder) -> Result<(MeshFormat, usize)> {
+fn load_stl_binary(
+    path: &Path,
+    bytes: &mut [u8],
+    declared: u32,
+    w: &mut Welder,
+) -> Result<(MeshFormat, usize)> {
     w.announce(declared as usize)?;
     // stl_io decides binary or ASCII by the header; blank it so a binary file
     // whose header starts with `solid` is read as binary.
@@ -413,25 +439,29 @@ fn load_stl_ascii(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<(MeshForm
         let body = chunk.find('\n').map_or("", |nl| &chunk[nl + 1..]);
         // stl_io wants exactly `solid ` at the start; the solid's name is unused.
         let normalized = format!("solid x\n{body}");
-        let result = guarded(path, "STL", || -> (Vec<stl_io::Triangle>, Option<std::io::Error>) {
-            let mut cursor = Cursor::new(normalized.as_bytes());
-            let mut read = Vec::new();
-            match stl_io::create_stl_reader(&mut cursor) {
-                Err(e) => (read, Some(e)),
-                Ok(iter) => {
-                    for t in iter {
-                        match t {
-                            Ok(t) => read.push(t),
-                            Err(e) => return (read, Some(e)),
+        let result = guarded(
+            path,
+            "STL",
+            || -> (Vec<stl_io::Triangle>, Option<std::io::Error>) {
+                let mut cursor = Cursor::new(normalized.as_bytes());
+                let mut read = Vec::new();
+                match stl_io::create_stl_reader(&mut cursor) {
+                    Err(e) => (read, Some(e)),
+                    Ok(iter) => {
+                        for t in iter {
+                            match t {
+                                Ok(t) => read.push(t),
+                                Err(e) => return (read, Some(e)),
+                            }
+                            if read.len() > w.max_triangles {
+                                break;
+                            }
                         }
-                        if read.len() > w.max_triangles {
-                            break;
-                        }
+                        (read, None)
                     }
-                    (read, None)
                 }
-            }
-        })?;
+            },
+        )?;
         let (triangles, error) = result;
         for (i, t) in triangles.iter().enumerate() {
             w.push(t.vertices.map(|v| v.0.map(f64::from)), false, || {
@@ -447,7 +477,13 @@ fn load_stl_ascii(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<(MeshForm
 
 /// Locates an ASCII STL parse error: the facet that failed (stl_io reads seven
 /// non-blank lines per facet) and, when a number is bad, the exact token.
-fn ascii_stl_error(path: &Path, body: &str, header_line: usize, facets_read: usize, e: &std::io::Error) -> Error {
+fn ascii_stl_error(
+    path: &Path,
+    body: &str,
+    header_line: usize,
+    facets_read: usize,
+    e: &std::io::Error,
+) -> Error {
     let lines: Vec<(usize, &str)> = body
         .lines()
         .enumerate()
@@ -495,7 +531,11 @@ fn ascii_stl_error(path: &Path, body: &str, header_line: usize, facets_read: usi
                 format!("bad ASCII STL in the facet starting here: {e}"),
             )
         }
-        None => Error::at(path, None, format!("bad ASCII STL at the end of the file: {e}")),
+        None => Error::at(
+            path,
+            None,
+            format!("bad ASCII STL at the end of the file: {e}"),
+        ),
     }
 }
 
@@ -508,7 +548,11 @@ fn load_obj(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
         Err(e) => {
             let good = &bytes[..e.valid_up_to()];
             let line = good.iter().filter(|b| **b == b'\n').count() + 1;
-            return Err(Error::at(path, Some((line as u32, 1)), "OBJ is not UTF-8 text"));
+            return Err(Error::at(
+                path,
+                Some((line as u32, 1)),
+                "OBJ is not UTF-8 text",
+            ));
         }
     };
     let triangles = obj_prescan(path, text)?;
@@ -526,14 +570,24 @@ fn load_obj(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
     let mut cursor = Cursor::new(bytes);
     let loaded = guarded(path, "OBJ", || {
         // Materials are not needed: never open .mtl files.
-        tobj::load_obj_buf(&mut cursor, &options, |_| Err(tobj::LoadError::OpenFileFailed))
+        tobj::load_obj_buf(&mut cursor, &options, |_| {
+            Err(tobj::LoadError::OpenFileFailed)
+        })
     })?;
     let models = match loaded {
         Ok((models, _materials)) => models,
         Err(e) => {
             let pos = cursor.position() as usize;
-            let line = bytes[..pos.saturating_sub(1)].iter().filter(|b| **b == b'\n').count() + 1;
-            return Err(Error::at(path, Some((line as u32, 1)), format!("bad OBJ: {e}")));
+            let line = bytes[..pos.saturating_sub(1)]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
+            return Err(Error::at(
+                path,
+                Some((line as u32, 1)),
+                format!("bad OBJ: {e}"),
+            ));
         }
     };
     let mut parts = 0;
@@ -551,7 +605,10 @@ fn load_obj(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
                     Error::at(
                         path,
                         None,
-                        format!("bad OBJ: object `{}` has a vertex index out of range", model.name),
+                        format!(
+                            "bad OBJ: object `{}` has a vertex index out of range",
+                            model.name
+                        ),
                     )
                 })?;
                 corners[k] = [f64::from(p[0]), f64::from(p[1]), f64::from(p[2])];
@@ -586,10 +643,14 @@ fn obj_prescan(path: &Path, text: &str) -> Result<usize> {
                 for word in words {
                     corners += 1;
                     let col = (word.as_ptr() as usize - line.as_ptr() as usize + 1) as u32;
-                    let at = |msg: String| Error::at(path, Some((line_no, col)), format!("bad OBJ: {msg}"));
+                    let at = |msg: String| {
+                        Error::at(path, Some((line_no, col)), format!("bad OBJ: {msg}"))
+                    };
                     let parts: Vec<&str> = word.split('/').collect();
                     if parts.len() > 3 {
-                        return Err(at(format!("`{word}` has more than three /-separated indices")));
+                        return Err(at(format!(
+                            "`{word}` has more than three /-separated indices"
+                        )));
                     }
                     for (k, part) in parts.iter().enumerate() {
                         if part.is_empty() {
@@ -661,7 +722,8 @@ fn mat_mul(a: &Mat4, b: &Mat4) -> Mat4 {
 }
 
 fn det3(m: &Mat4) -> f64 {
-    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
         + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
 }
 
@@ -702,9 +764,12 @@ impl<'a, 'input> SceneWalk<'a, 'input> {
 
     /// A `#id` reference within this file.
     fn local_ref<'n>(&self, node: roxmltree::Node<'n, 'input>, attr: &str) -> Result<&'n str> {
-        let url = node
-            .attribute(attr)
-            .ok_or_else(|| self.err(node, format!("<{}> has no `{attr}`", node.tag_name().name())))?;
+        let url = node.attribute(attr).ok_or_else(|| {
+            self.err(
+                node,
+                format!("<{}> has no `{attr}`", node.tag_name().name()),
+            )
+        })?;
         url.strip_prefix('#').ok_or_else(|| {
             self.err(
                 node,
@@ -775,7 +840,8 @@ impl<'a, 'input> SceneWalk<'a, 'input> {
                 }
                 "rotate" => {
                     let v = self.numbers(child, 4)?;
-                    rotation(&v[..3], v[3].to_radians()).ok_or_else(|| self.err(child, "<rotate> has a zero axis"))?
+                    rotation(&v[..3], v[3].to_radians())
+                        .ok_or_else(|| self.err(child, "<rotate> has a zero axis"))?
                 }
                 "lookat" => {
                     let v = self.numbers(child, 9)?;
@@ -811,10 +877,9 @@ impl<'a, 'input> SceneWalk<'a, 'input> {
                 }
                 "instance_node" => {
                     let id = self.local_ref(child, "url")?;
-                    let target = *self
-                        .nodes_by_id
-                        .get(id)
-                        .ok_or_else(|| self.err(child, format!("<instance_node> names unknown node `#{id}`")))?;
+                    let target = *self.nodes_by_id.get(id).ok_or_else(|| {
+                        self.err(child, format!("<instance_node> names unknown node `#{id}`"))
+                    })?;
                     self.visit(target, &world)?;
                 }
                 "instance_controller" => {
@@ -902,7 +967,11 @@ fn xml_text(path: &Path, bytes: &[u8]) -> Result<String> {
     match std::str::from_utf8(bytes) {
         Ok(t) => Ok(t.to_string()),
         Err(e) => {
-            let line = bytes[..e.valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
             Err(Error::at(
                 path,
                 Some((line as u32, 1)),
@@ -921,8 +990,15 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
     let doc = roxmltree::Document::parse_with_options(&text, options).map_err(|e| {
         let pos = e.pos();
         let msg = e.to_string();
-        let msg = msg.strip_suffix(&format!(" at {pos}")).unwrap_or(&msg).to_string();
-        Error::at(path, Some((pos.row, pos.col)), format!("malformed COLLADA XML: {msg}"))
+        let msg = msg
+            .strip_suffix(&format!(" at {pos}"))
+            .unwrap_or(&msg)
+            .to_string();
+        Error::at(
+            path,
+            Some((pos.row, pos.col)),
+            format!("malformed COLLADA XML: {msg}"),
+        )
     })?;
     let root = doc.root_element();
     if root.tag_name().name() != "COLLADA" {
@@ -947,7 +1023,9 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
                 unit = match m.trim().parse::<f64>() {
                     Ok(x) if x.is_finite() && x > 0.0 => x,
                     _ => {
-                        return Err(walk.err(u, format!("<unit meter=\"{m}\"> is not a positive number")));
+                        return Err(
+                            walk.err(u, format!("<unit meter=\"{m}\"> is not a positive number"))
+                        );
                     }
                 };
             }
@@ -966,7 +1044,10 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
     let chosen = root
         .children()
         .filter(|c| c.has_tag_name("scene"))
-        .flat_map(|s| s.children().filter(|c| c.has_tag_name("instance_visual_scene")))
+        .flat_map(|s| {
+            s.children()
+                .filter(|c| c.has_tag_name("instance_visual_scene"))
+        })
         .next();
     let scene = match chosen {
         Some(inst) => {
@@ -975,7 +1056,12 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
                 *scenes
                     .iter()
                     .find(|s| s.attribute("id") == Some(id))
-                    .ok_or_else(|| walk.err(inst, format!("<instance_visual_scene> names unknown scene `#{id}`")))?,
+                    .ok_or_else(|| {
+                        walk.err(
+                            inst,
+                            format!("<instance_visual_scene> names unknown scene `#{id}`"),
+                        )
+                    })?,
             )
         }
         None => scenes.first().copied(),
@@ -1000,9 +1086,12 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
         last = r.end;
     }
     stripped.push_str(&text[last..]);
-    let parsed = guarded(path, "COLLADA", || mesh_loader::collada::from_str(&stripped))?
-        .map_err(|e| Error::at(path, None, format!("bad COLLADA: {e}")))?;
-    let geometries: HashMap<&str, &mesh_loader::Mesh> = parsed.meshes.iter().map(|m| (m.name.as_str(), m)).collect();
+    let parsed = guarded(path, "COLLADA", || {
+        mesh_loader::collada::from_str(&stripped)
+    })?
+    .map_err(|e| Error::at(path, None, format!("bad COLLADA: {e}")))?;
+    let geometries: HashMap<&str, &mesh_loader::Mesh> =
+        parsed.meshes.iter().map(|m| (m.name.as_str(), m)).collect();
 
     let scale = {
         let mut s = IDENTITY;
@@ -1023,7 +1112,11 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
                 ),
             )
         })?;
-        placed.push((mesh, mat_mul(&scale, &inst.transform), inst.geometry.clone()));
+        placed.push((
+            mesh,
+            mat_mul(&scale, &inst.transform),
+            inst.geometry.clone(),
+        ));
     }
     if placed.is_empty() && !parsed.meshes.is_empty() {
         if scene.is_some() {
@@ -1033,7 +1126,11 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
                 parsed.meshes.len()
             ));
         }
-        placed = parsed.meshes.iter().map(|m| (m, scale, m.name.clone())).collect();
+        placed = parsed
+            .meshes
+            .iter()
+            .map(|m| (m, scale, m.name.clone()))
+            .collect();
     }
     let total: usize = placed.iter().map(|(m, _, _)| m.faces.len()).sum();
     w.announce(total)?;
@@ -1061,10 +1158,15 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
                 }
                 corners[k] = transform_point(transform, v.map(f64::from));
             }
-            w.push(corners, flip, || format!("triangle {} of geometry `{name}`", t + 1))?;
+            w.push(corners, flip, || {
+                format!("triangle {} of geometry `{name}`", t + 1)
+            })?;
         }
     }
-    Ok(placed.iter().filter(|(m, _, _)| !m.faces.is_empty()).count())
+    Ok(placed
+        .iter()
+        .filter(|(m, _, _)| !m.faces.is_empty())
+        .count())
 }
 
 #[cfg(test)]

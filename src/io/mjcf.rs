@@ -10,7 +10,10 @@ use super::package::PackageResolver;
 use super::xml::{Attribute, Element, Location, XmlLimits, parse_file, parse_floats};
 use crate::error::Result;
 use crate::model::rotation::{axis_angle, quat_to_rpy, quat_wxyz, z_onto};
-use crate::model::{GeometryPiece, Joint, JointKind, Link, Mimic, Pose, Robot, Role, Shape, SourceFormat, build_tree};
+use crate::model::{
+    GeometryPiece, Joint, JointKind, Link, Mimic, Pose, Robot, Role, Shape, SourceFormat,
+    build_tree,
+};
 use nalgebra::{Matrix3, Rotation3, Translation3, UnitQuaternion, Vector3};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -35,9 +38,10 @@ pub fn read_mjcf(path: &Path, resolver: &PackageResolver, limits: &MjcfLimits) -
     let mut files = vec![path.to_path_buf()];
     let raw = parse_file(path, &limits.xml)?;
     if raw.name != "mujoco" {
-        return Err(raw
-            .location
-            .error(format!("expected an MJCF <mujoco> root element, found <{}>", raw.name)));
+        return Err(raw.location.error(format!(
+            "expected an MJCF <mujoco> root element, found <{}>",
+            raw.name
+        )));
     }
     let main_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut stack = vec![canonical(path)];
@@ -62,7 +66,14 @@ pub fn read_mjcf(path: &Path, resolver: &PackageResolver, limits: &MjcfLimits) -
         warnings,
         ..
     } = reader;
-    let mut robot = build_tree(name, SourceFormat::Mjcf, path.to_path_buf(), links, joints, warnings)?;
+    let mut robot = build_tree(
+        name,
+        SourceFormat::Mjcf,
+        path.to_path_buf(),
+        links,
+        joints,
+        warnings,
+    )?;
     robot.files = files;
     Ok(robot)
 }
@@ -87,10 +98,13 @@ fn expand_includes(
         let file = child.required("file")?;
         // MuJoCo resolves includes against the main model's directory.
         let target = main_dir.join(file);
-        super::package::check_file(&target).map_err(|why| child.location.error(format!("include `{file}` {why}")))?;
+        super::package::check_file(&target)
+            .map_err(|why| child.location.error(format!("include `{file}` {why}")))?;
         let key = canonical(&target);
         if stack.contains(&key) {
-            return Err(child.location.error(format!("include cycle: `{file}` includes itself")));
+            return Err(child
+                .location
+                .error(format!("include cycle: `{file}` includes itself")));
         }
         if stack.len() > limits.max_include_depth {
             return Err(child.location.error(format!(
@@ -154,7 +168,9 @@ impl Resolved<'_> {
         self.attribute(name).map(|a| a.value.as_str())
     }
     fn floats(&self, name: &str, count: usize) -> Result<Option<Vec<f64>>> {
-        self.attribute(name).map(|a| parse_floats(a, count)).transpose()
+        self.attribute(name)
+            .map(|a| parse_floats(a, count))
+            .transpose()
     }
     fn vec3(&self, name: &str) -> Result<Option<[f64; 3]>> {
         Ok(self.floats(name, 3)?.map(|v| [v[0], v[1], v[2]]))
@@ -187,17 +203,17 @@ impl<'a> Reader<'a> {
                     "degree" => AngleUnit::Degree,
                     "radian" => AngleUnit::Radian,
                     other => {
-                        return Err(c
-                            .location
-                            .error(format!("compiler angle=\"{other}\" is neither degree nor radian")));
+                        return Err(c.location.error(format!(
+                            "compiler angle=\"{other}\" is neither degree nor radian"
+                        )));
                     }
                 };
             }
             if let Some(s) = c.attr("eulerseq") {
                 if s.len() != 3 || !s.chars().all(|ch| "xyzXYZ".contains(ch)) {
-                    return Err(c
-                        .location
-                        .error(format!("compiler eulerseq=\"{s}\" is not three of x, y, z, X, Y, Z")));
+                    return Err(c.location.error(format!(
+                        "compiler eulerseq=\"{s}\" is not three of x, y, z, X, Y, Z"
+                    )));
                 }
                 self.eulerseq = s.to_string();
             }
@@ -226,7 +242,9 @@ impl<'a> Reader<'a> {
             (None, Some(_)) => return Err(d.location.error("a nested <default> needs a `class`")),
         };
         if self.defaults.contains_key(&class) && class != "main" {
-            return Err(d.location.error(format!("default class `{class}` is defined twice")));
+            return Err(d
+                .location
+                .error(format!("default class `{class}` is defined twice")));
         }
         let mut by_tag: HashMap<String, Vec<Attribute>> = HashMap::new();
         for child in &d.children {
@@ -259,9 +277,13 @@ impl<'a> Reader<'a> {
                 return Err(el.location.error(format!("unknown default class `{c}`")));
             };
             chain.push(c.clone());
-            current = parent
-                .clone()
-                .or_else(|| if c == "main" { None } else { Some("main".into()) });
+            current = parent.clone().or_else(|| {
+                if c == "main" {
+                    None
+                } else {
+                    Some("main".into())
+                }
+            });
             if chain.len() > 256 {
                 return Err(el.location.error("default classes nest in a cycle"));
             }
@@ -296,20 +318,28 @@ impl<'a> Reader<'a> {
                 };
                 let scale = r.vec3("scale")?.unwrap_or([1.0; 3]);
                 if scale.contains(&0.0) {
-                    return Err(m
-                        .location
-                        .error(format!("mesh `{name}` scale {scale:?} has a zero component")));
+                    return Err(m.location.error(format!(
+                        "mesh `{name}` scale {scale:?} has a zero component"
+                    )));
                 }
-                let reference = if file.starts_with("package://") || Path::new(&file).is_absolute() {
+                let reference = if file.starts_with("package://") || Path::new(&file).is_absolute()
+                {
                     file.clone()
                 } else {
                     self.meshdir.join(&file).to_string_lossy().into_owned()
                 };
                 let loc = &file_attr.location;
-                let path = self
-                    .resolver
-                    .resolve(&reference, self.source, Some((loc.line, loc.col)))?;
-                self.meshes.insert(name, MeshAsset { uri: file, path, scale });
+                let path =
+                    self.resolver
+                        .resolve(&reference, self.source, Some((loc.line, loc.col)))?;
+                self.meshes.insert(
+                    name,
+                    MeshAsset {
+                        uri: file,
+                        path,
+                        scale,
+                    },
+                );
             }
         }
         Ok(())
@@ -369,13 +399,18 @@ impl<'a> Reader<'a> {
                 .try_normalize(0.0)
                 .ok_or_else(|| loc.error("xyaxes axes are parallel"))?;
             let z = x.cross(&y);
-            UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[x, y, z])))
+            UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(
+                Matrix3::from_columns(&[x, y, z]),
+            ))
         } else if let Some(z) = r.vec3("zaxis")? {
             z_onto(z)
         } else {
             UnitQuaternion::identity()
         };
-        Ok(Pose::from_parts(Translation3::new(pos[0], pos[1], pos[2]), rot))
+        Ok(Pose::from_parts(
+            Translation3::new(pos[0], pos[1], pos[2]),
+            rot,
+        ))
     }
 
     fn add_link(&mut self, name: String, loc: &Location) -> Result<usize> {
@@ -427,7 +462,13 @@ impl<'a> Reader<'a> {
 
     /// Reads the geoms, frames and child bodies inside `el` into link `link`,
     /// `offset` placing `el`'s frame in the link frame (non-identity inside `<frame>`).
-    fn read_body_contents(&mut self, el: &Element, link: usize, childclass: &str, offset: Pose) -> Result<()> {
+    fn read_body_contents(
+        &mut self,
+        el: &Element,
+        link: usize,
+        childclass: &str,
+        offset: Pose,
+    ) -> Result<()> {
         for child in &el.children {
             match child.name.as_str() {
                 "geom" => self.read_geom(child, link, childclass, &offset)?,
@@ -444,7 +485,13 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn read_body(&mut self, el: &Element, parent: usize, childclass: &str, offset: &Pose) -> Result<()> {
+    fn read_body(
+        &mut self,
+        el: &Element,
+        parent: usize,
+        childclass: &str,
+        offset: &Pose,
+    ) -> Result<()> {
         let cc = el.attr("childclass").unwrap_or(childclass).to_string();
         // Check the class exists even when the body itself sets nothing from it.
         if let Some(c) = el.attr("childclass")
@@ -492,7 +539,9 @@ impl<'a> Reader<'a> {
                 format!("{name}/{jname}")
             };
             let link = self.add_link(link_name, &loc)?;
-            self.add_joint(jname, kind, current, link, &origin, axis, pivot, limits, &loc)?;
+            self.add_joint(
+                jname, kind, current, link, &origin, axis, pivot, limits, &loc,
+            )?;
             origin = Pose::identity();
             current = link;
         }
@@ -505,7 +554,16 @@ impl<'a> Reader<'a> {
         j: &Element,
         cc: &str,
         body: &str,
-    ) -> Result<Vec<(String, JointKind, [f64; 3], [f64; 3], Option<(f64, f64)>, Location)>> {
+    ) -> Result<
+        Vec<(
+            String,
+            JointKind,
+            [f64; 3],
+            [f64; 3],
+            Option<(f64, f64)>,
+            Location,
+        )>,
+    > {
         let r = self.resolve(j, cc)?;
         let jtype = if j.name == "freejoint" {
             "free"
@@ -551,7 +609,9 @@ impl<'a> Reader<'a> {
                         }
                         Some((lo, hi))
                     }
-                    (true, None) => return Err(loc.error(format!("joint `{name}` is limited but has no range"))),
+                    (true, None) => {
+                        return Err(loc.error(format!("joint `{name}` is limited but has no range")));
+                    }
                     (false, _) => None,
                 };
                 let kind = match (hinge, limits.is_some()) {
@@ -559,8 +619,9 @@ impl<'a> Reader<'a> {
                     (true, false) => JointKind::Continuous,
                     (false, _) => {
                         if limits.is_none() {
-                            self.warnings
-                                .push(format!("{loc}: slide joint `{name}` has no range; sampled at 0 only"));
+                            self.warnings.push(format!(
+                                "{loc}: slide joint `{name}` has no range; sampled at 0 only"
+                            ));
                         }
                         JointKind::Prismatic
                     }
@@ -582,10 +643,14 @@ impl<'a> Reader<'a> {
                 } else {
                     JointKind::Continuous
                 };
-                Ok([("x", [1.0, 0.0, 0.0]), ("y", [0.0, 1.0, 0.0]), ("z", [0.0, 0.0, 1.0])]
-                    .into_iter()
-                    .map(|(s, a)| (format!("{name}_{s}"), kind, a, pivot, limits, loc.clone()))
-                    .collect())
+                Ok([
+                    ("x", [1.0, 0.0, 0.0]),
+                    ("y", [0.0, 1.0, 0.0]),
+                    ("z", [0.0, 0.0, 1.0]),
+                ]
+                .into_iter()
+                .map(|(s, a)| (format!("{name}_{s}"), kind, a, pivot, limits, loc.clone()))
+                .collect())
             }
             other => Err(loc.error(format!("joint `{name}` has unknown type `{other}`"))),
         }
@@ -596,10 +661,17 @@ impl<'a> Reader<'a> {
         let loc = el.location.clone();
         let gtype = r
             .attr("type")
-            .unwrap_or(if r.attr("mesh").is_some() { "mesh" } else { "sphere" })
+            .unwrap_or(if r.attr("mesh").is_some() {
+                "mesh"
+            } else {
+                "sphere"
+            })
             .to_string();
         let contype = r.attr("contype").map(|v| v.trim() != "0").unwrap_or(true);
-        let conaffinity = r.attr("conaffinity").map(|v| v.trim() != "0").unwrap_or(true);
+        let conaffinity = r
+            .attr("conaffinity")
+            .map(|v| v.trim() != "0")
+            .unwrap_or(true);
         let role = if contype || conaffinity {
             Role::Collision
         } else {
@@ -611,7 +683,9 @@ impl<'a> Reader<'a> {
                 .get(i)
                 .ok_or_else(|| loc.error(format!("{gtype} geom needs {what} in `size`")))?;
             if v <= 0.0 {
-                return Err(loc.error(format!("{gtype} geom has {what} {v}, which must be positive")));
+                return Err(loc.error(format!(
+                    "{gtype} geom has {what} {v}, which must be positive"
+                )));
             }
             Ok(v)
         };
@@ -669,11 +743,12 @@ impl<'a> Reader<'a> {
                 }
             }
             "mesh" => {
-                let mesh = r.attr("mesh").ok_or_else(|| loc.error("mesh geom has no `mesh`"))?;
-                let asset = self
-                    .meshes
-                    .get(mesh)
-                    .ok_or_else(|| loc.error(format!("geom names mesh `{mesh}`, which is not an asset")))?;
+                let mesh = r
+                    .attr("mesh")
+                    .ok_or_else(|| loc.error("mesh geom has no `mesh`"))?;
+                let asset = self.meshes.get(mesh).ok_or_else(|| {
+                    loc.error(format!("geom names mesh `{mesh}`, which is not an asset"))
+                })?;
                 Shape::Mesh {
                     uri: asset.uri.clone(),
                     path: asset.path.clone(),
@@ -681,8 +756,9 @@ impl<'a> Reader<'a> {
                 }
             }
             "plane" | "hfield" | "sdf" => {
-                self.warnings
-                    .push(format!("{loc}: {gtype} geom is not a bounded solid and is skipped"));
+                self.warnings.push(format!(
+                    "{loc}: {gtype} geom is not a bounded solid and is skipped"
+                ));
                 return Ok(());
             }
             other => return Err(loc.error(format!("unknown geom type `{other}`"))),
@@ -704,9 +780,9 @@ impl<'a> Reader<'a> {
                 }
                 let j1 = j.required("joint1")?;
                 let Some(&follower) = self.joint_by_name.get(j1) else {
-                    return Err(j
-                        .location
-                        .error(format!("equality names joint `{j1}`, which is not in the model")));
+                    return Err(j.location.error(format!(
+                        "equality names joint `{j1}`, which is not in the model"
+                    )));
                 };
                 let Some(j2) = j.attr("joint2") else {
                     self.warnings.push(format!(
@@ -716,9 +792,9 @@ impl<'a> Reader<'a> {
                     continue;
                 };
                 let Some(&leader) = self.joint_by_name.get(j2) else {
-                    return Err(j
-                        .location
-                        .error(format!("equality names joint `{j2}`, which is not in the model")));
+                    return Err(j.location.error(format!(
+                        "equality names joint `{j2}`, which is not in the model"
+                    )));
                 };
                 let poly = match j.attribute("polycoef") {
                     Some(a) => parse_floats(a, 0)?,

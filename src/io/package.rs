@@ -36,18 +36,28 @@ impl PackageResolver {
     }
 
     /// Resolves `reference` as written in `from` (at `line`, when known).
-    pub fn resolve(&self, reference: &str, from: &Path, line: Option<(u32, u32)>) -> Result<PathBuf> {
+    pub fn resolve(
+        &self,
+        reference: &str,
+        from: &Path,
+        line: Option<(u32, u32)>,
+    ) -> Result<PathBuf> {
         let fail = |msg: String| Error::at(from, line, msg);
         let path = if let Some(rest) = reference.strip_prefix("package://") {
             // `package:///x` is an absolute path when one exists, else package `x`.
-            let absolute = rest.strip_prefix('/').map(|abs| PathBuf::from(format!("/{abs}")));
+            let absolute = rest
+                .strip_prefix('/')
+                .map(|abs| PathBuf::from(format!("/{abs}")));
             if let Some(abs) = absolute.filter(|p| p.exists()) {
                 abs
             } else {
                 let rest = rest.trim_start_matches('/');
                 let (name, inner) = rest.split_once('/').unwrap_or((rest, ""));
-                let inner = relative_inside(inner)
-                    .ok_or_else(|| fail(format!("`{reference}` climbs out of package `{name}` with `..`")))?;
+                let inner = relative_inside(inner).ok_or_else(|| {
+                    fail(format!(
+                        "`{reference}` climbs out of package `{name}` with `..`"
+                    ))
+                })?;
                 let mut tried = Vec::new();
                 let mut found = None;
                 for root in &self.roots {
@@ -79,10 +89,18 @@ impl PackageResolver {
             }
         } else if let Some(rest) = reference.strip_prefix("file://") {
             let p = PathBuf::from(rest);
-            if p.is_absolute() { p } else { base_dir(from).join(p) }
+            if p.is_absolute() {
+                p
+            } else {
+                base_dir(from).join(p)
+            }
         } else {
             let p = PathBuf::from(reference);
-            if p.is_absolute() { p } else { base_dir(from).join(p) }
+            if p.is_absolute() {
+                p
+            } else {
+                base_dir(from).join(p)
+            }
         };
         check_file(&path).map_err(|why| fail(format!("`{reference}` {why}")))?;
         Ok(path)
@@ -120,13 +138,22 @@ fn relative_inside(inner: &str) -> Option<PathBuf> {
 /// Why `path` is not a readable regular file, if it is not one.
 pub fn check_file(path: &Path) -> std::result::Result<(), String> {
     match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => Err(format!("resolves to {}, a directory, not a file", path.display())),
+        Ok(m) if m.is_dir() => Err(format!(
+            "resolves to {}, a directory, not a file",
+            path.display()
+        )),
         Ok(_) => Ok(()),
-        Err(e) if e.raw_os_error() == Some(40) => Err(format!("resolves to {}, a symlink loop", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(format!("resolves to {}, which does not exist", path.display()))
+        Err(e) if e.raw_os_error() == Some(40) => {
+            Err(format!("resolves to {}, a symlink loop", path.display()))
         }
-        Err(e) => Err(format!("resolves to {}, which cannot be read: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!(
+            "resolves to {}, which does not exist",
+            path.display()
+        )),
+        Err(e) => Err(format!(
+            "resolves to {}, which cannot be read: {e}",
+            path.display()
+        )),
     }
 }
 
@@ -156,7 +183,10 @@ mod tests {
 
     #[test]
     fn dotdot_may_not_leave_the_package() {
-        assert_eq!(relative_inside("a/../b/c.stl"), Some(PathBuf::from("b/c.stl")));
+        assert_eq!(
+            relative_inside("a/../b/c.stl"),
+            Some(PathBuf::from("b/c.stl"))
+        );
         assert_eq!(relative_inside("../x.stl"), None);
         assert_eq!(relative_inside("a/../../x.stl"), None);
     }

@@ -90,9 +90,15 @@ fn plain(robot: Robot, arg: &Path, resolver: PackageResolver) -> LoadedRobot {
     }
 }
 
-fn load_config(path: &Path, resolver: PackageResolver, options: &LoadOptions) -> Result<LoadedRobot> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
-    let config: RobotConfig = serde_saphyr::from_str(&text).map_err(|e| yaml_error(path, &e.to_string()))?;
+fn load_config(
+    path: &Path,
+    resolver: PackageResolver,
+    options: &LoadOptions,
+) -> Result<LoadedRobot> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
+    let config: RobotConfig =
+        serde_saphyr::from_str(&text).map_err(|e| yaml_error(path, &e.to_string()))?;
     let mut sources = Vec::new();
     let mut resolve = |reference: &str| -> Result<PathBuf> {
         let p = resolver.resolve(reference, path, None)?;
@@ -129,25 +135,32 @@ impl LoadedRobot {
     /// The rest pose: the config's SRDF group_state or joint map, else q = 0 clamped into limits.
     pub fn rest_pose(&self) -> Result<Configuration> {
         let robot = &self.robot;
-        let named: BTreeMap<String, f64> = match self.config.as_ref().and_then(|c| c.rest_pose.as_ref()) {
-            Some(RestPoseSpec::Values(v)) => v.clone(),
-            Some(RestPoseSpec::Named(name)) => {
-                let state = self.srdf.as_ref().and_then(|s| s.group_state(name)).ok_or_else(|| {
-                    Error::input(format!("rest_pose `{name}` is not a group_state of the robot's SRDF"))
-                })?;
-                state
-                    .values
-                    .iter()
-                    .filter(|(j, _)| {
-                        robot
-                            .joint_index(j)
-                            .is_some_and(|i| robot.joints[i].mimic.is_none() && robot.joints[i].kind.is_moving())
-                    })
-                    .map(|(k, v)| (k.clone(), *v))
-                    .collect()
-            }
-            None => BTreeMap::new(),
-        };
+        let named: BTreeMap<String, f64> =
+            match self.config.as_ref().and_then(|c| c.rest_pose.as_ref()) {
+                Some(RestPoseSpec::Values(v)) => v.clone(),
+                Some(RestPoseSpec::Named(name)) => {
+                    let state = self
+                        .srdf
+                        .as_ref()
+                        .and_then(|s| s.group_state(name))
+                        .ok_or_else(|| {
+                            Error::input(format!(
+                                "rest_pose `{name}` is not a group_state of the robot's SRDF"
+                            ))
+                        })?;
+                    state
+                        .values
+                        .iter()
+                        .filter(|(j, _)| {
+                            robot.joint_index(j).is_some_and(|i| {
+                                robot.joints[i].mimic.is_none() && robot.joints[i].kind.is_moving()
+                            })
+                        })
+                        .map(|(k, v)| (k.clone(), *v))
+                        .collect()
+                }
+                None => BTreeMap::new(),
+            };
         let given = Configuration::from_named(robot, &named)?;
         Ok(Configuration::from_active(robot, |i| {
             let v = given.values[i];

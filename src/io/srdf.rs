@@ -40,9 +40,10 @@ impl Srdf {
 pub fn read_srdf(path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf> {
     let root = parse_file(path, limits)?;
     if root.name != "robot" {
-        return Err(root
-            .location
-            .error(format!("expected an SRDF <robot> root element, found <{}>", root.name)));
+        return Err(root.location.error(format!(
+            "expected an SRDF <robot> root element, found <{}>",
+            root.name
+        )));
     }
     let mut srdf = Srdf::default();
     let check_link = |name: &str, loc: &Location| -> Result<()> {
@@ -74,13 +75,15 @@ pub fn read_srdf(path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf>
                             .location
                             .error(format!("joint `{name}` is not in robot `{}`", robot.name)));
                     }
-                    let attr = j
-                        .attribute("value")
-                        .ok_or_else(|| j.location.error("<joint> is missing the attribute `value`"))?;
+                    let attr = j.attribute("value").ok_or_else(|| {
+                        j.location.error("<joint> is missing the attribute `value`")
+                    })?;
                     // A multi-DoF joint lists several values; one-DoF joints take the first.
                     let v = super::xml::parse_floats(attr, 0)?;
                     let Some(&first) = v.first() else {
-                        return Err(j.location.error(format!("joint `{name}` has an empty value")));
+                        return Err(j
+                            .location
+                            .error(format!("joint `{name}` has an empty value")));
                     };
                     values.insert(name.to_string(), first);
                 }

@@ -4,16 +4,19 @@ use super::package::PackageResolver;
 use super::xml::{Element, XmlLimits, parse_file};
 use crate::error::Result;
 use crate::model::kinematics::pose_from_xyz_rpy;
-use crate::model::{GeometryPiece, Joint, JointKind, Link, Mimic, Robot, Role, Shape, SourceFormat, build_tree};
+use crate::model::{
+    GeometryPiece, Joint, JointKind, Link, Mimic, Robot, Role, Shape, SourceFormat, build_tree,
+};
 use std::collections::HashMap;
 use std::path::Path;
 
 pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) -> Result<Robot> {
     let root = parse_file(path, limits)?;
     if root.name != "robot" {
-        return Err(root
-            .location
-            .error(format!("expected a URDF <robot> root element, found <{}>", root.name)));
+        return Err(root.location.error(format!(
+            "expected a URDF <robot> root element, found <{}>",
+            root.name
+        )));
     }
     let mut warnings = Vec::new();
     if root.children_named("link").next().is_none() {
@@ -22,7 +25,10 @@ pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) ->
     let name = match root.attr("name") {
         Some(n) => n.to_string(),
         None => {
-            warnings.push(format!("{}: <robot> has no name; using the file name", root.location));
+            warnings.push(format!(
+                "{}: <robot> has no name; using the file name",
+                root.location
+            ));
             path.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default()
@@ -34,7 +40,9 @@ pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) ->
     for el in root.children_named("link") {
         let link_name = el.required("name")?.to_string();
         if link_index.contains_key(&link_name) {
-            return Err(el.location.error(format!("duplicate link name `{link_name}`")));
+            return Err(el
+                .location
+                .error(format!("duplicate link name `{link_name}`")));
         }
         let mut geometry = Vec::new();
         for child in &el.children {
@@ -59,7 +67,9 @@ pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) ->
     for el in root.children_named("joint") {
         let joint_name = el.required("name")?.to_string();
         if joint_index.contains_key(&joint_name) {
-            return Err(el.location.error(format!("duplicate joint name `{joint_name}`")));
+            return Err(el
+                .location
+                .error(format!("duplicate joint name `{joint_name}`")));
         }
         let type_attr = el.required("type")?;
         let kind = match type_attr {
@@ -81,9 +91,10 @@ pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) ->
             }
         };
         let link_of = |tag: &str| -> Result<usize> {
-            let e = el
-                .child(tag)
-                .ok_or_else(|| el.location.error(format!("joint `{joint_name}` has no <{tag}>")))?;
+            let e = el.child(tag).ok_or_else(|| {
+                el.location
+                    .error(format!("joint `{joint_name}` has no <{tag}>"))
+            })?;
             let l = e.required("link")?;
             link_index.get(l).copied().ok_or_else(|| {
                 e.location.error(format!(
@@ -106,7 +117,9 @@ pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) ->
         };
         let norm = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
         if kind.is_moving() && norm == 0.0 {
-            return Err(el.location.error(format!("joint `{joint_name}` has a zero axis")));
+            return Err(el
+                .location
+                .error(format!("joint `{joint_name}` has a zero axis")));
         }
         let axis = if norm > 0.0 {
             [axis[0] / norm, axis[1] / norm, axis[2] / norm]
@@ -176,7 +189,10 @@ pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) ->
                     .rfind('_')
                     .and_then(|_| follower.find(leader.split('_').next().unwrap_or(&leader)))
                     .map(|at| format!("{}{leader}", &follower[..at]));
-                match prefixed.as_ref().and_then(|p| joint_index.get(p).map(|&i| (p, i))) {
+                match prefixed
+                    .as_ref()
+                    .and_then(|p| joint_index.get(p).map(|&i| (p, i)))
+                {
                     Some((p, i)) if i != ji => {
                         warnings.push(format!("{location}: mimic joint `{follower}` follows `{leader}`, which is not in the robot; using `{p}`"));
                         i
@@ -190,13 +206,22 @@ pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) ->
             }
         };
         if li == ji {
-            return Err(location.error(format!("mimic joint `{leader}` names itself as its leader")));
+            return Err(
+                location.error(format!("mimic joint `{leader}` names itself as its leader"))
+            );
         }
         if let Some(m) = &mut joints[ji].mimic {
             m.leader = li;
         }
     }
-    let mut robot = build_tree(name, SourceFormat::Urdf, path.to_path_buf(), links, joints, warnings)?;
+    let mut robot = build_tree(
+        name,
+        SourceFormat::Urdf,
+        path.to_path_buf(),
+        links,
+        joints,
+        warnings,
+    )?;
     robot.files.push(path.to_path_buf());
     Ok(robot)
 }
@@ -211,11 +236,17 @@ fn read_origin(el: Option<&Element>) -> Result<([f64; 3], [f64; 3])> {
     }
 }
 
-fn read_geometry(el: &Element, role: Role, path: &Path, resolver: &PackageResolver) -> Result<GeometryPiece> {
+fn read_geometry(
+    el: &Element,
+    role: Role,
+    path: &Path,
+    resolver: &PackageResolver,
+) -> Result<GeometryPiece> {
     let (xyz, rpy) = read_origin(el.child("origin"))?;
-    let geometry = el
-        .child("geometry")
-        .ok_or_else(|| el.location.error(format!("<{}> has no <geometry>", el.name)))?;
+    let geometry = el.child("geometry").ok_or_else(|| {
+        el.location
+            .error(format!("<{}> has no <geometry>", el.name))
+    })?;
     let shape_el = geometry
         .children
         .first()
@@ -250,11 +281,15 @@ fn read_geometry(el: &Element, role: Role, path: &Path, resolver: &PackageResolv
             }
         }
         "box" => {
-            let size = shape_el
-                .vec_attr::<3>("size")?
-                .ok_or_else(|| shape_el.location.error("<box> is missing the attribute `size`"))?;
+            let size = shape_el.vec_attr::<3>("size")?.ok_or_else(|| {
+                shape_el
+                    .location
+                    .error("<box> is missing the attribute `size`")
+            })?;
             if size.iter().any(|&s| s <= 0.0) {
-                return Err(shape_el.location.error(format!("box size {size:?} must be positive")));
+                return Err(shape_el
+                    .location
+                    .error(format!("box size {size:?} must be positive")));
             }
             Shape::Box { size }
         }
@@ -269,7 +304,11 @@ fn read_geometry(el: &Element, role: Role, path: &Path, resolver: &PackageResolv
         "sphere" => Shape::Sphere {
             radius: positive(shape_el, "radius")?,
         },
-        other => return Err(shape_el.location.error(format!("unknown geometry <{other}>"))),
+        other => {
+            return Err(shape_el
+                .location
+                .error(format!("unknown geometry <{other}>")));
+        }
     };
     Ok(GeometryPiece {
         role,

@@ -141,9 +141,14 @@ pub fn parse_floats(attr: &Attribute, count: usize) -> Result<Vec<f64>> {
 
 /// Reads and parses an XML file into an owned tree rooted at its root element.
 pub fn parse_file(path: &Path, limits: &XmlLimits) -> Result<Element> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
     if meta.is_dir() {
-        return Err(Error::at(path, None, "is a directory, expected an XML file"));
+        return Err(Error::at(
+            path,
+            None,
+            "is a directory, expected an XML file",
+        ));
     }
     if meta.len() > limits.max_bytes {
         return Err(Error::at(
@@ -156,8 +161,10 @@ pub fn parse_file(path: &Path, limits: &XmlLimits) -> Result<Element> {
             ),
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| Error::at(path, None, format!("is not UTF-8 text: {e}")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| Error::at(path, None, format!("is not UTF-8 text: {e}")))?;
     parse_str(&text, path, limits)
 }
 
@@ -169,7 +176,11 @@ pub fn parse_str(text: &str, path: &Path, limits: &XmlLimits) -> Result<Element>
     };
     let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| {
         let pos = e.pos();
-        Error::at(path, Some((pos.row, pos.col)), format!("malformed XML: {e}"))
+        Error::at(
+            path,
+            Some((pos.row, pos.col)),
+            format!("malformed XML: {e}"),
+        )
     })?;
     let file = Arc::new(path.to_path_buf());
     convert(&doc, doc.root_element(), &file, 1, limits)

@@ -174,7 +174,12 @@ impl Model {
     /// [`Workspace::pair_distances`]. No allocation.
     ///
     /// Panics when `q.len() != self.dof()` or `ws` belongs to another model.
-    pub fn check_self_collision(&self, q: &[f64], ws: &mut Workspace, want_all_pairs: bool) -> CheckResult {
+    pub fn check_self_collision(
+        &self,
+        q: &[f64],
+        ws: &mut Workspace,
+        want_all_pairs: bool,
+    ) -> CheckResult {
         self.fk(q, ws);
         self.check_placed(ws, want_all_pairs)
     }
@@ -298,10 +303,11 @@ impl Model {
         w: Option<&mut Witness>,
     ) -> f64 {
         match (&world[ia], &world[ib]) {
-            (WorldPrim::Capsule(a), WorldPrim::Capsule(b)) => capsule_capsule(a.a, a.b, a.radius, b.a, b.b, b.radius),
-            (WorldPrim::Box(o), WorldPrim::Capsule(c)) | (WorldPrim::Capsule(c), WorldPrim::Box(o)) => {
-                box_capsule(o, c.a, c.b, c.radius)
+            (WorldPrim::Capsule(a), WorldPrim::Capsule(b)) => {
+                capsule_capsule(a.a, a.b, a.radius, b.a, b.b, b.radius)
             }
+            (WorldPrim::Box(o), WorldPrim::Capsule(c))
+            | (WorldPrim::Capsule(c), WorldPrim::Box(o)) => box_capsule(o, c.a, c.b, c.radius),
             (WorldPrim::Box(a), WorldPrim::Box(b)) => box_box_refined(a, b, threshold, w),
             (WorldPrim::Tight(a), WorldPrim::Tight(b)) => {
                 let ta = self.tight_posed(a, ia, link_pose);

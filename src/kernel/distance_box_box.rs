@@ -175,7 +175,10 @@ mod tests {
         let b = aabb([3.0, 3.0, 3.0], [1.0, 1.0, 1.0]);
         let sat = box_box_sat(&a, &b);
         let exact = box_box_refined(&a, &b, 10.0, None);
-        assert!((sat - 1.0).abs() < 1e-15, "SAT sees only the axis gap: {sat}");
+        assert!(
+            (sat - 1.0).abs() < 1e-15,
+            "SAT sees only the axis gap: {sat}"
+        );
         assert!((exact - 3f64.sqrt()).abs() < 1e-12, "{exact}");
         assert!(sat <= exact);
     }
@@ -185,7 +188,11 @@ mod tests {
         // Two long bars crossing at right angles, one rotated 45° about its own length so an
         // edge faces down: the edge–edge axis is z.
         let a = aabb([0.0; 3], [5.0, 0.5, 0.5]);
-        let r = rot_from_rpy([std::f64::consts::FRAC_PI_4, 0.0, std::f64::consts::FRAC_PI_2]);
+        let r = rot_from_rpy([
+            std::f64::consts::FRAC_PI_4,
+            0.0,
+            std::f64::consts::FRAC_PI_2,
+        ]);
         let b = Obb {
             center: [0.0, 0.0, 2.0],
             rot: r,

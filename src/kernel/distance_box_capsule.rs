@@ -92,7 +92,11 @@ pub fn segment_box_sq(p0: V3, u: V3, h: V3) -> (f64, f64) {
         }
         lo = hi;
     }
-    let p = [p0[0] + t_best * u[0], p0[1] + t_best * u[1], p0[2] + t_best * u[2]];
+    let p = [
+        p0[0] + t_best * u[0],
+        p0[1] + t_best * u[1],
+        p0[2] + t_best * u[2],
+    ];
     (point_box_sq(p, h), t_best)
 }
 

@@ -26,7 +26,11 @@ pub fn segment_segment_sq(p0: V3, p1: V3, q0: V3, q1: V3) -> (f64, f64, f64) {
     let (s, t);
     if a <= 0.0 {
         s = 0.0;
-        t = if e <= 0.0 { 0.0 } else { (f / e).clamp(0.0, 1.0) };
+        t = if e <= 0.0 {
+            0.0
+        } else {
+            (f / e).clamp(0.0, 1.0)
+        };
     } else {
         let c = dot(d1, r);
         if e <= 0.0 {
@@ -127,21 +131,56 @@ mod tests {
     #[test]
     fn zero_length_cases() {
         // Sphere against sphere.
-        let d = capsule_capsule([0.0; 3], [0.0; 3], 0.5, [3.0, 4.0, 0.0], [3.0, 4.0, 0.0], 0.5);
+        let d = capsule_capsule(
+            [0.0; 3],
+            [0.0; 3],
+            0.5,
+            [3.0, 4.0, 0.0],
+            [3.0, 4.0, 0.0],
+            0.5,
+        );
         assert!((d - 4.0).abs() < 1e-15);
         // Sphere against segment, nearest to the interior.
-        let d = capsule_capsule([1.0, 2.0, 0.0], [1.0, 2.0, 0.0], 0.0, [0.0; 3], [4.0, 0.0, 0.0], 0.0);
+        let d = capsule_capsule(
+            [1.0, 2.0, 0.0],
+            [1.0, 2.0, 0.0],
+            0.0,
+            [0.0; 3],
+            [4.0, 0.0, 0.0],
+            0.0,
+        );
         assert!((d - 2.0).abs() < 1e-15);
         // Segment against sphere, nearest to an end.
-        let d = capsule_capsule([0.0; 3], [4.0, 0.0, 0.0], 0.0, [7.0, 4.0, 0.0], [7.0, 4.0, 0.0], 0.0);
+        let d = capsule_capsule(
+            [0.0; 3],
+            [4.0, 0.0, 0.0],
+            0.0,
+            [7.0, 4.0, 0.0],
+            [7.0, 4.0, 0.0],
+            0.0,
+        );
         assert!((d - 5.0).abs() < 1e-15);
     }
 
     #[test]
     fn overlap_is_non_positive_and_touching_is_zero() {
-        let d = capsule_capsule([0.0; 3], [1.0, 0.0, 0.0], 0.5, [0.5, -1.0, 0.0], [0.5, 1.0, 0.0], 0.5);
+        let d = capsule_capsule(
+            [0.0; 3],
+            [1.0, 0.0, 0.0],
+            0.5,
+            [0.5, -1.0, 0.0],
+            [0.5, 1.0, 0.0],
+            0.5,
+        );
         assert!((d + 1.0).abs() < 1e-15);
-        let d = capsule_capsule([0.0; 3], [1.0, 0.0, 0.0], 0.5, [0.5, 1.0, -1.0], [0.5, 1.0, 1.0], 0.5);
+        let d = capsule_capsule(
+            [0.0; 3],
+            [1.0, 0.0, 0.0],
+            0.5,
+            [0.5, 1.0, -1.0],
+            [0.5, 1.0, 1.0],
+            0.5,
+        );
         assert_eq!(d, 0.0);
     }
 }

@@ -47,7 +47,13 @@ pub fn box_dop(h: [f64; 3]) -> Dop26 {
 
 /// The staged tight–box distance; see the module docs. `bdop` is [`box_dop`] of `b`.
 #[inline]
-pub fn tight_box(t: &TightPosed<'_>, b: &Obb, bdop: &Dop26, threshold: f64, warm: Option<&mut Witness>) -> f64 {
+pub fn tight_box(
+    t: &TightPosed<'_>,
+    b: &Obb,
+    bdop: &Dop26,
+    threshold: f64,
+    warm: Option<&mut Witness>,
+) -> f64 {
     let sat = box_box_sat(&t.obb, b);
     if sat > threshold {
         return sat;

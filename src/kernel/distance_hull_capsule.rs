@@ -22,9 +22,18 @@ pub fn hull_capsule(h: &PosedHull<'_>, c: &Capsule, warm: Option<&mut Witness>) 
 
 /// GJK between a hull and the segment `a`–`b` (the capsule core), with its diagnostics.
 #[inline]
-pub fn hull_segment_gjk(h: &PosedHull<'_>, a: [f64; 3], b: [f64; 3], warm: Option<&mut Witness>) -> GjkResult {
+pub fn hull_segment_gjk(
+    h: &PosedHull<'_>,
+    a: [f64; 3],
+    b: [f64; 3],
+    warm: Option<&mut Witness>,
+) -> GjkResult {
     let seg = Segment { a, b };
-    let mid = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2])];
+    let mid = [
+        0.5 * (a[0] + b[0]),
+        0.5 * (a[1] + b[1]),
+        0.5 * (a[2] + b[2]),
+    ];
     gjk_distance(h, &seg, sub(mid, h.vertex0()), warm, gjk::MAX_ITER)
 }
 
@@ -39,13 +48,24 @@ fn seg_mid(c: &Capsule) -> [f64; 3] {
 
 /// The staged tight–capsule distance; see the module docs.
 #[inline]
-pub fn tight_capsule(t: &TightPosed<'_>, c: &Capsule, threshold: f64, warm: Option<&mut Witness>) -> f64 {
+pub fn tight_capsule(
+    t: &TightPosed<'_>,
+    c: &Capsule,
+    threshold: f64,
+    warm: Option<&mut Witness>,
+) -> f64 {
     let s1 = box_capsule(&t.obb, c.a, c.b, c.radius);
     if s1 > threshold {
         return s1;
     }
     let seg = Segment { a: c.a, b: c.b };
-    let g = gjk_distance(&t.hull, &seg, sub(seg_mid(c), t.obb.center), warm, gjk::MAX_ITER);
+    let g = gjk_distance(
+        &t.hull,
+        &seg,
+        sub(seg_mid(c), t.obb.center),
+        warm,
+        gjk::MAX_ITER,
+    );
     s1.max(g.lower - c.radius)
 }
 

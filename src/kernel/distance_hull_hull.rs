@@ -47,7 +47,12 @@ pub fn hull_hull_gjk(
 /// The staged tight–tight distance; see the module docs. `threshold` is the level below
 /// which a pair is refined (the kernel passes margin + refinement band).
 #[inline]
-pub fn tight_tight(a: &TightPosed<'_>, b: &TightPosed<'_>, threshold: f64, warm: Option<&mut Witness>) -> f64 {
+pub fn tight_tight(
+    a: &TightPosed<'_>,
+    b: &TightPosed<'_>,
+    threshold: f64,
+    warm: Option<&mut Witness>,
+) -> f64 {
     let sat = box_box_sat(&a.obb, &b.obb);
     if sat > threshold {
         return sat;

@@ -117,13 +117,23 @@ impl Dop26 {
         let face = [[d[0], d[1]], [d[2], d[3]], [d[4], d[5]]];
         // Pair (x,y) excluded z: (+,+)=6 (−,−)=7 (+,−)=8 (−,+)=9; (x,z) excluded y: base 10;
         // (y,z) excluded x: base 14.
-        let pair = |base: usize| [[S2 * d[base], S2 * d[base + 2]], [S2 * d[base + 3], S2 * d[base + 1]]];
+        let pair = |base: usize| {
+            [
+                [S2 * d[base], S2 * d[base + 2]],
+                [S2 * d[base + 3], S2 * d[base + 1]],
+            ]
+        };
         let edge = [pair(14), pair(10), pair(6)];
         let mut corner = [0.0; 8];
         for (bits, c) in corner.iter_mut().enumerate() {
             *c = S3 * d[CORNER_BY_SIGNS[bits]];
         }
-        Dop26 { d, face, edge, corner }
+        Dop26 {
+            d,
+            face,
+            edge,
+            corner,
+        }
     }
 
     /// Upper bound on `max_{x ∈ DOP} v · x` for any `v` (box frame), and the same for `−v`,
@@ -153,7 +163,11 @@ impl Dop26 {
         let (a, b, c) = (ax[imax], ax[imid], ax[imin]);
         // Edge table is indexed by the excluded axis and the signs of the two kept axes in
         // increasing axis order.
-        let (k0, k1) = if imax < imid { (imax, imid) } else { (imid, imax) };
+        let (k0, k1) = if imax < imid {
+            (imax, imid)
+        } else {
+            (imid, imax)
+        };
         let bits = neg[0] as usize | (neg[1] as usize) << 1 | (neg[2] as usize) << 2;
         let (n0, n1, nm) = (neg[k0] as usize, neg[k1] as usize, neg[imax] as usize);
         let f_p = self.face[imax][nm];

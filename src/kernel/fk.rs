@@ -171,14 +171,20 @@ mod tests {
         // l1: at (1,0,1), rotated by q1 about z.
         let (r1, p1) = ws.link_pose(1);
         assert!(close(p1, [1.0, 0.0, 1.0]));
-        assert!(close([r1[0][0], r1[1][0], r1[2][0]], [q1.cos(), q1.sin(), 0.0]));
+        assert!(close(
+            [r1[0][0], r1[1][0], r1[2][0]],
+            [q1.cos(), q1.sin(), 0.0]
+        ));
         // l2: origin (0,0,0.5) in l1, rotated +90° about z, then moves q2 along its own x,
         // which in l1 is +y: position l1 + R1 (0, q2, 0.5).
         let (r2, p2) = ws.link_pose(2);
         let want_p2 = [1.0 - q2 * q1.sin(), q2 * q1.cos(), 1.5];
         assert!(close(p2, want_p2), "{p2:?} {want_p2:?}");
         let yaw2 = q1 + FRAC_PI_2;
-        assert!(close([r2[0][0], r2[1][0], r2[2][0]], [yaw2.cos(), yaw2.sin(), 0.0]));
+        assert!(close(
+            [r2[0][0], r2[1][0], r2[2][0]],
+            [yaw2.cos(), yaw2.sin(), 0.0]
+        ));
         // l3: angle a3 = −2 q1 + 0.1 about z through the pivot (0.2,0,0) of l3's frame (which
         // coincides with l2's): origin moves to pivot − R(a3)·pivot in l2's frame.
         let a3 = -2.0 * q1 + 0.1;
@@ -191,10 +197,21 @@ mod tests {
         ];
         assert!(close(p3, want_p3), "{p3:?} {want_p3:?}");
         let yaw3 = yaw2 + a3;
-        assert!(close([r3[0][0], r3[1][0], r3[2][0]], [yaw3.cos(), yaw3.sin(), 0.0]));
+        assert!(close(
+            [r3[0][0], r3[1][0], r3[2][0]],
+            [yaw3.cos(), yaw3.sin(), 0.0]
+        ));
         // The pivot point itself is fixed under l3's motion: it is at l2 · (0.2,0,0).
-        let piv_world = [p3[0] + r3[0][0] * 0.2, p3[1] + r3[1][0] * 0.2, p3[2] + r3[2][0] * 0.2];
-        let piv_l2 = [p2[0] + r2[0][0] * 0.2, p2[1] + r2[1][0] * 0.2, p2[2] + r2[2][0] * 0.2];
+        let piv_world = [
+            p3[0] + r3[0][0] * 0.2,
+            p3[1] + r3[1][0] * 0.2,
+            p3[2] + r3[2][0] * 0.2,
+        ];
+        let piv_l2 = [
+            p2[0] + r2[0][0] * 0.2,
+            p2[1] + r2[1][0] * 0.2,
+            p2[2] + r2[2][0] * 0.2,
+        ];
         assert!(close(piv_world, piv_l2));
     }
 }

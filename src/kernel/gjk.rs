@@ -122,7 +122,12 @@ impl Simplex {
     fn closest_tetra(&mut self) -> V3 {
         let [a, b, c, d] = self.p;
         // Faces with the vertex opposite to each.
-        const FACES: [([usize; 3], usize); 4] = [([0, 1, 2], 3), ([0, 1, 3], 2), ([0, 2, 3], 1), ([1, 2, 3], 0)];
+        const FACES: [([usize; 3], usize); 4] = [
+            ([0, 1, 2], 3),
+            ([0, 1, 3], 2),
+            ([0, 2, 3], 1),
+            ([1, 2, 3], 0),
+        ];
         let pts = [a, b, c, d];
         let mut best: Option<(f64, V3, TriKeep, [usize; 3])> = None;
         let vol = dot(sub(b, a), cross(sub(c, a), sub(d, a)));
@@ -308,7 +313,11 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
         if vv <= 1e-300 {
             // The origin lies on the simplex, a subset of A − B: the solids overlap.
             upper = 0.0;
-            lower = if best_lb.is_finite() { best_lb.min(0.0) } else { 0.0 };
+            lower = if best_lb.is_finite() {
+                best_lb.min(0.0)
+            } else {
+                0.0
+            };
             converged = true;
             break;
         }
@@ -412,13 +421,24 @@ mod tests {
 
     #[test]
     fn segment_against_hull_tetra() {
-        let h = Hull::from_points(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]);
+        let h = Hull::from_points(&[
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ]);
         let seg = Segment {
             a: [-1.0, -1.0, 2.0],
             b: [1.0, 1.0, 2.0],
         };
         // Nearest hull point to the line z=2 (x=y) is the apex (0,0,1): distance 1.
-        let r = gjk_distance(&h.posed(IDENTITY, [0.0; 3]), &seg, [0.0, 0.0, 1.0], None, 24);
+        let r = gjk_distance(
+            &h.posed(IDENTITY, [0.0; 3]),
+            &seg,
+            [0.0, 0.0, 1.0],
+            None,
+            24,
+        );
         assert!((r.lower - 1.0).abs() < 1e-12, "{r:?}");
     }
 

@@ -32,4 +32,7 @@ pub mod shapes;
 pub mod vec3;
 
 pub use check::{CheckResult, CheckStats, Workspace};
-pub use model::{Acm, BoxShape, Joint, JointKind, Link, MAX_HULL_VERTICES, Mimic, Model, Primitive, TightGeometry};
+pub use model::{
+    Acm, BoxShape, Joint, JointKind, Link, MAX_HULL_VERTICES, Mimic, Model, Primitive,
+    TightGeometry,
+};

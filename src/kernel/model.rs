@@ -12,7 +12,9 @@
 use super::distance_hull_box::box_dop;
 use super::dop26::{DIRECTIONS, Dop26};
 use super::shapes::Obb;
-use super::vec3::{Iso, Mat3, V3, det, dot, finite, mul_mtv, norm, orthonormality_error, rot_from_rpy, scale, sub};
+use super::vec3::{
+    Iso, Mat3, V3, det, dot, finite, mul_mtv, norm, orthonormality_error, rot_from_rpy, scale, sub,
+};
 
 /// Largest number of hull vertices per tight primitive.
 pub const MAX_HULL_VERTICES: usize = 320;
@@ -82,7 +84,15 @@ impl Joint {
     }
 
     /// A moving joint.
-    pub fn new(name: &str, kind: JointKind, xyz: V3, rpy: V3, axis: V3, lower: f64, upper: f64) -> Joint {
+    pub fn new(
+        name: &str,
+        kind: JointKind,
+        xyz: V3,
+        rpy: V3,
+        axis: V3,
+        lower: f64,
+        upper: f64,
+    ) -> Joint {
         Joint {
             name: name.to_string(),
             kind,
@@ -309,13 +319,21 @@ impl Model {
     /// Validate and build. `hull_vertices` is the flat vertex store that tight primitives
     /// index into; `acm` must be over `links.len()` links; `margin` (metres) must be finite
     /// and `>= 0`. Errors name the offending link, joint or primitive.
-    pub fn new(links: Vec<Link>, hull_vertices: Vec<V3>, acm: Acm, margin: f64) -> Result<Model, String> {
+    pub fn new(
+        links: Vec<Link>,
+        hull_vertices: Vec<V3>,
+        acm: Acm,
+        margin: f64,
+    ) -> Result<Model, String> {
         let n = links.len();
         if !(fin(margin) && margin >= 0.0) {
             return Err(format!("margin must be finite and >= 0, got {margin}"));
         }
         if acm.n() != n {
-            return Err(format!("ACM is over {} links but the model has {n}", acm.n()));
+            return Err(format!(
+                "ACM is over {} links but the model has {n}",
+                acm.n()
+            ));
         }
         for (i, v) in hull_vertices.iter().enumerate() {
             if !finite(*v) {
@@ -332,7 +350,10 @@ impl Model {
                     ));
                 }
                 if p == i {
-                    return Err(format!("link {i} '{}': cycle (link is its own parent)", l.name));
+                    return Err(format!(
+                        "link {i} '{}': cycle (link is its own parent)",
+                        l.name
+                    ));
                 }
             }
         }
@@ -374,7 +395,9 @@ impl Model {
             if j.kind != JointKind::Fixed {
                 let len = norm(axis);
                 if !finite(axis) || !((len - 1.0).abs() <= UNIT_TOL) {
-                    return Err(format!("{what}: axis must be a unit vector, got {axis:?} (norm {len})"));
+                    return Err(format!(
+                        "{what}: axis must be a unit vector, got {axis:?} (norm {len})"
+                    ));
                 }
                 axis = scale(axis, 1.0 / len);
             }
@@ -401,7 +424,10 @@ impl Model {
                         return Err(format!("{what}: bad mimic leader index {}", m.leader));
                     }
                     if links[m.leader].joint.kind == JointKind::Fixed {
-                        return Err(format!("{what}: mimic leader {} is a fixed joint", m.leader));
+                        return Err(format!(
+                            "{what}: mimic leader {} is a fixed joint",
+                            m.leader
+                        ));
                     }
                     if !(fin(m.multiplier) && fin(m.offset)) {
                         return Err(format!("{what}: mimic multiplier/offset not finite"));
@@ -466,7 +492,9 @@ impl Model {
                             return Err(format!("{what}: capsule endpoint not finite"));
                         }
                         if !(fin(radius) && radius >= 0.0) {
-                            return Err(format!("{what}: capsule radius must be finite and >= 0, got {radius}"));
+                            return Err(format!(
+                                "{what}: capsule radius must be finite and >= 0, got {radius}"
+                            ));
                         }
                         let c = scale(super::vec3::add(a, b), 0.5);
                         PrimData {
@@ -789,7 +817,11 @@ mod tests {
             multiplier: 1.0,
             offset: 0.0,
         });
-        assert!(build(vec![a.clone(), b]).unwrap_err().contains("mimic leader"));
+        assert!(
+            build(vec![a.clone(), b])
+                .unwrap_err()
+                .contains("mimic leader")
+        );
         let mut a2 = a.clone();
         a2.joint = a2.joint.with_mimic(1, 1.0, 0.0);
         let b2 = rev("b", Some(0)).joint.with_mimic(0, 1.0, 0.0);

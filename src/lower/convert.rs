@@ -28,8 +28,9 @@ pub fn manifest_joint(robot: &Robot, j: &Joint) -> manifest::Joint {
             multiplier: m.multiplier,
             offset: m.offset,
         }),
-        pivot: (j.pivot != [0.0; 3] && matches!(j.kind, JointKind::Revolute | JointKind::Continuous))
-            .then_some(j.pivot),
+        pivot: (j.pivot != [0.0; 3]
+            && matches!(j.kind, JointKind::Revolute | JointKind::Continuous))
+        .then_some(j.pivot),
     }
 }
 
@@ -109,7 +110,9 @@ pub fn manifest_link(name: &str, f: &LinkFit) -> manifest::Link {
         .iter()
         .filter(|t| t.outer_polytope)
         .map(|t| t.hull_excess_m)
-        .fold(None, |acc: Option<f64>, e| Some(acc.map_or(e, |a| a.max(e))));
+        .fold(None, |acc: Option<f64>, e| {
+            Some(acc.map_or(e, |a| a.max(e)))
+        });
     manifest::Link {
         name: name.to_string(),
         primitives: f.primitives.iter().map(manifest_primitive).collect(),

@@ -34,7 +34,11 @@ impl TightLinks {
                         .parse()
                         .ok()
                         .filter(|&n| (1..=16).contains(&n))
-                        .ok_or_else(|| Error::input(format!("--tight-link {v}: the slab count must be 1 to 16")))?;
+                        .ok_or_else(|| {
+                            Error::input(format!(
+                                "--tight-link {v}: the slab count must be 1 to 16"
+                            ))
+                        })?;
                     (name, n)
                 }
                 None => (v.as_str(), 1),
@@ -89,8 +93,12 @@ pub fn generator() -> String {
 }
 
 pub fn sha256_file(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
-    Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
+    Ok(Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 /// Every file the manifest depends on, as given (config entries, then mesh references
@@ -113,7 +121,11 @@ pub fn source_files(loaded: &LoadedRobot) -> Vec<(String, PathBuf)> {
 }
 
 /// Loads every mesh the robot names, once each.
-pub fn load_meshes(robot: &Robot, limits: &MeshLimits, max_total_triangles: usize) -> Result<MeshCache> {
+pub fn load_meshes(
+    robot: &Robot,
+    limits: &MeshLimits,
+    max_total_triangles: usize,
+) -> Result<MeshCache> {
     let mut keys: Vec<MeshKey> = robot
         .links
         .iter()
@@ -129,7 +141,10 @@ pub fn load_meshes(robot: &Robot, limits: &MeshLimits, max_total_triangles: usiz
 }
 
 /// Every link's truth mesh (links without geometry are left out), in link order.
-pub fn truths(robot: &Robot, cache: &MeshCache) -> Result<Vec<(String, crate::geom::mesh::TriMesh)>> {
+pub fn truths(
+    robot: &Robot,
+    cache: &MeshCache,
+) -> Result<Vec<(String, crate::geom::mesh::TriMesh)>> {
     let mut out = Vec::new();
     for link in &robot.links {
         if let Some(mesh) = link_truth(link, cache)? {
@@ -139,7 +154,11 @@ pub fn truths(robot: &Robot, cache: &MeshCache) -> Result<Vec<(String, crate::ge
     Ok(out)
 }
 
-pub fn lower(loaded: &LoadedRobot, options: &LowerOptions, existing: Option<&Manifest>) -> Result<Lowered> {
+pub fn lower(
+    loaded: &LoadedRobot,
+    options: &LowerOptions,
+    existing: Option<&Manifest>,
+) -> Result<Lowered> {
     let robot = &loaded.robot;
     for name in options.tight.links.keys() {
         if robot.link_index(name).is_none() {
@@ -184,12 +203,17 @@ pub fn lower(loaded: &LoadedRobot, options: &LowerOptions, existing: Option<&Man
             .map(|(i, j)| (j.name.clone(), rest.values[i]))
             .collect(),
     );
-    let links: Vec<manifest::Link> = fits.iter().map(|(name, f)| convert::manifest_link(name, f)).collect();
+    let links: Vec<manifest::Link> = fits
+        .iter()
+        .map(|(name, f)| convert::manifest_link(name, f))
+        .collect();
     let acm = match existing {
         Some(m) => m
             .acm
             .iter()
-            .filter(|row| links.iter().any(|l| l.name == row.a) && links.iter().any(|l| l.name == row.b))
+            .filter(|row| {
+                links.iter().any(|l| l.name == row.a) && links.iter().any(|l| l.name == row.b)
+            })
             .cloned()
             .collect(),
         None => Vec::new(),
@@ -206,7 +230,11 @@ pub fn lower(loaded: &LoadedRobot, options: &LowerOptions, existing: Option<&Man
             clear: true,
             min_distance_m: 0.0,
         },
-        joints: robot.joints.iter().map(|j| convert::manifest_joint(robot, j)).collect(),
+        joints: robot
+            .joints
+            .iter()
+            .map(|j| convert::manifest_joint(robot, j))
+            .collect(),
         links,
         acm,
     };

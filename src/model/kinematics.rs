@@ -46,11 +46,16 @@ impl Configuration {
     pub fn from_named(robot: &Robot, named: &BTreeMap<String, f64>) -> Result<Self> {
         for (name, v) in named {
             let Some(i) = robot.joint_index(name) else {
-                return Err(Error::input(format!("joint `{name}` is not in robot `{}`", robot.name)));
+                return Err(Error::input(format!(
+                    "joint `{name}` is not in robot `{}`",
+                    robot.name
+                )));
             };
             let j = &robot.joints[i];
             if !j.kind.is_moving() {
-                return Err(Error::input(format!("joint `{name}` is fixed and takes no value")));
+                return Err(Error::input(format!(
+                    "joint `{name}` is fixed and takes no value"
+                )));
             }
             if let Some(m) = &j.mimic {
                 return Err(Error::input(format!(
@@ -59,7 +64,9 @@ impl Configuration {
                 )));
             }
             if !v.is_finite() {
-                return Err(Error::input(format!("joint `{name}` has a value that is not finite")));
+                return Err(Error::input(format!(
+                    "joint `{name}` has a value that is not finite"
+                )));
             }
         }
         Ok(Self::from_active(robot, |i| {

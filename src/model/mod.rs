@@ -218,7 +218,11 @@ pub fn build_tree(
     }
     let roots: Vec<usize> = (0..n).filter(|&i| parent_joint[i].is_none()).collect();
     if roots.is_empty() {
-        return Err(Error::at(&source, None, "the joints form a cycle: no link is a root"));
+        return Err(Error::at(
+            &source,
+            None,
+            "the joints form a cycle: no link is a root",
+        ));
     }
     if roots.len() > 1 {
         let names: Vec<&str> = roots.iter().map(|&i| links[i].name.as_str()).collect();
@@ -257,7 +261,10 @@ pub fn build_tree(
         return Err(Error::at(
             &source,
             None,
-            format!("the joints form a cycle through link(s) {}", missing.join(", ")),
+            format!(
+                "the joints form a cycle through link(s) {}",
+                missing.join(", ")
+            ),
         ));
     }
     let mut new_link_index = vec![0; n];
@@ -309,7 +316,10 @@ fn check_mimics(mut robot: Robot) -> crate::error::Result<Robot> {
         while let Some(next) = robot.joints[m.leader].mimic.clone() {
             if m.leader == ji || steps > robot.joints.len() {
                 let j = &robot.joints[ji];
-                let msg = format!("mimic joint `{}` follows itself through a chain of mimics", j.name);
+                let msg = format!(
+                    "mimic joint `{}` follows itself through a chain of mimics",
+                    j.name
+                );
                 return Err(match &j.location {
                     Some(l) => l.error(msg),
                     None => Error::at(&robot.source, None, msg),

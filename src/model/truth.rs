@@ -90,22 +90,27 @@ pub fn piece_mesh(piece: &GeometryPiece, cache: &MeshCache) -> Result<TriMesh> {
             match cache.get(&key) {
                 Some(m) => (**m).clone(),
                 None => {
-                    return Err(cache
-                        .error(&key)
-                        .cloned()
-                        .unwrap_or_else(|| Error::input(format!("{} was not loaded", path.display()))));
+                    return Err(cache.error(&key).cloned().unwrap_or_else(|| {
+                        Error::input(format!("{} was not loaded", path.display()))
+                    }));
                 }
             }
         }
-        Shape::Box { size } => crate::geom::primitive_mesh::box_mesh([size[0] / 2.0, size[1] / 2.0, size[2] / 2.0]),
+        Shape::Box { size } => {
+            crate::geom::primitive_mesh::box_mesh([size[0] / 2.0, size[1] / 2.0, size[2] / 2.0])
+        }
         Shape::Cylinder { radius, length } => {
             crate::geom::primitive_mesh::cylinder_mesh(*radius, *length, ROUND_SEGMENTS)
         }
-        Shape::Sphere { radius } => crate::geom::primitive_mesh::ellipsoid_mesh([*radius; 3], ROUND_SEGMENTS),
+        Shape::Sphere { radius } => {
+            crate::geom::primitive_mesh::ellipsoid_mesh([*radius; 3], ROUND_SEGMENTS)
+        }
         Shape::Capsule { radius, length } => {
             crate::geom::primitive_mesh::capsule_mesh(*radius, *length, ROUND_SEGMENTS)
         }
-        Shape::Ellipsoid { radii } => crate::geom::primitive_mesh::ellipsoid_mesh(*radii, ROUND_SEGMENTS),
+        Shape::Ellipsoid { radii } => {
+            crate::geom::primitive_mesh::ellipsoid_mesh(*radii, ROUND_SEGMENTS)
+        }
     };
     let iso = piece.origin;
     let vertices = local
@@ -132,8 +137,11 @@ pub fn link_truth(link: &Link, cache: &MeshCache) -> Result<Option<TriMesh>> {
         let m = piece_mesh(piece, cache)?;
         let base = out.vertices.len() as u32;
         out.vertices.extend(m.vertices);
-        out.triangles
-            .extend(m.triangles.iter().map(|t| [t[0] + base, t[1] + base, t[2] + base]));
+        out.triangles.extend(
+            m.triangles
+                .iter()
+                .map(|t| [t[0] + base, t[1] + base, t[2] + base]),
+        );
     }
     Ok(Some(out))
 }

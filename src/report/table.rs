@@ -32,8 +32,9 @@ impl Table {
         let numeric: Vec<bool> = (0..cols)
             .map(|i| {
                 self.rows.iter().all(|r| {
-                    r.get(i)
-                        .is_none_or(|c| c.is_empty() || c == "-" || c.trim_end_matches('%').parse::<f64>().is_ok())
+                    r.get(i).is_none_or(|c| {
+                        c.is_empty() || c == "-" || c.trim_end_matches('%').parse::<f64>().is_ok()
+                    })
                 }) && !self.rows.is_empty()
             })
             .collect();

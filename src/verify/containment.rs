@@ -10,7 +10,10 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// Proves every link; the achieved margin per link, or the first failure.
-pub fn prove_manifest(m: &Manifest, truths: &BTreeMap<String, TriMesh>) -> Result<Vec<(String, Proof)>> {
+pub fn prove_manifest(
+    m: &Manifest,
+    truths: &BTreeMap<String, TriMesh>,
+) -> Result<Vec<(String, Proof)>> {
     for name in truths.keys() {
         if !m.links.iter().any(|l| &l.name == name) {
             return Err(Error::check(format!(
@@ -31,7 +34,12 @@ pub fn prove_manifest(m: &Manifest, truths: &BTreeMap<String, TriMesh>) -> Resul
             fit::proof::check_written(&prims)
                 .and_then(|_| fit::prove(mesh, &prims, None))
                 .map(|p| (link.name.clone(), p))
-                .map_err(|e| Error::check(format!("link `{}`: containment proof failed: {e}", link.name)))
+                .map_err(|e| {
+                    Error::check(format!(
+                        "link `{}`: containment proof failed: {e}",
+                        link.name
+                    ))
+                })
         })
         .collect()
 }

@@ -2,7 +2,9 @@
 
 use crate::error::{Error, Result};
 use crate::io::manifest::{self, Manifest, Primitive};
-use crate::kernel::model::{Acm, BoxShape, Joint, JointKind, Link, Model, Primitive as KPrim, TightGeometry};
+use crate::kernel::model::{
+    Acm, BoxShape, Joint, JointKind, Link, Model, Primitive as KPrim, TightGeometry,
+};
 use std::collections::HashMap;
 
 /// A loaded kernel model and the names behind its indices.
@@ -18,7 +20,10 @@ pub struct LoadedKernel {
 impl LoadedKernel {
     /// A kernel `q` vector from named joint values (unnamed joints at 0).
     pub fn q_from(&self, values: &manifest::JointValues) -> Vec<f64> {
-        self.dof_names.iter().map(|n| values.get(n).unwrap_or(0.0)).collect()
+        self.dof_names
+            .iter()
+            .map(|n| values.get(n).unwrap_or(0.0))
+            .collect()
     }
 }
 
@@ -45,7 +50,12 @@ pub fn load_kernel(m: &Manifest) -> Result<LoadedKernel> {
         joint: Joint::fixed("", [0.0; 3], [0.0; 3]),
         primitives: Vec::new(),
     });
-    let joint_index: HashMap<&str, usize> = m.joints.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    let joint_index: HashMap<&str, usize> = m
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.name.as_str(), i))
+        .collect();
     for j in &m.joints {
         let parent = *link_index.get(&j.parent).ok_or_else(|| {
             bad(format!(
@@ -60,19 +70,33 @@ pub fn load_kernel(m: &Manifest) -> Result<LoadedKernel> {
             manifest::JointKind::Prismatic => JointKind::Prismatic,
         };
         let [lower, upper] = j.limits.unwrap_or([0.0, 0.0]);
-        let mut joint = Joint::new(&j.name, kind, j.origin_xyz, j.origin_rpy, j.axis, lower, upper);
+        let mut joint = Joint::new(
+            &j.name,
+            kind,
+            j.origin_xyz,
+            j.origin_rpy,
+            j.axis,
+            lower,
+            upper,
+        );
         if let Some(p) = j.pivot {
             joint = joint.with_pivot(p);
         }
         if let Some(mm) = &j.mimic {
-            let leader = *joint_index
-                .get(mm.joint.as_str())
-                .ok_or_else(|| bad(format!("joint `{}` mimics unknown joint `{}`", j.name, mm.joint)))?;
+            let leader = *joint_index.get(mm.joint.as_str()).ok_or_else(|| {
+                bad(format!(
+                    "joint `{}` mimics unknown joint `{}`",
+                    j.name, mm.joint
+                ))
+            })?;
             // Kernel joints are numbered by their child link: the root is link 0.
             joint = joint.with_mimic(leader + 1, mm.multiplier, mm.offset);
         }
         if link_index.insert(j.child.clone(), links.len()).is_some() {
-            return Err(bad(format!("link `{}` is the child of two joints", j.child)));
+            return Err(bad(format!(
+                "link `{}` is the child of two joints",
+                j.child
+            )));
         }
         link_names.push(j.child.clone());
         links.push(Link {

@@ -23,7 +23,10 @@ pub fn check_rest(m: &Manifest) -> Result<(RestCheck, Vec<(String, String, f64)>
             contacts.push((k.link_names[a].clone(), k.link_names[b].clone(), d));
         }
     }
-    contacts.sort_by(|x, y| x.2.total_cmp(&y.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
+    contacts.sort_by(|x, y| {
+        x.2.total_cmp(&y.2)
+            .then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1)))
+    });
     let min = if result.min_distance.is_finite() {
         floor4(result.min_distance)
     } else {

@@ -103,13 +103,27 @@ pub fn panda_links() -> Vec<Link> {
         link(
             "panda_link1",
             Some(0),
-            rev("panda_joint1", [0.0, 0.0, 0.333], [0.0; 3], z, -2.8973, 2.8973),
+            rev(
+                "panda_joint1",
+                [0.0, 0.0, 0.333],
+                [0.0; 3],
+                z,
+                -2.8973,
+                2.8973,
+            ),
             cap([0.0, 0.0, -0.19], [0.0, 0.0, 0.0], 0.08),
         ),
         link(
             "panda_link2",
             Some(1),
-            rev("panda_joint2", [0.0; 3], [-FRAC_PI_2, 0.0, 0.0], z, -1.7628, 1.7628),
+            rev(
+                "panda_joint2",
+                [0.0; 3],
+                [-FRAC_PI_2, 0.0, 0.0],
+                z,
+                -1.7628,
+                1.7628,
+            ),
             cap([0.0, 0.0, 0.0], [0.0, -0.2, 0.0], 0.075),
         ),
         link(
@@ -154,7 +168,14 @@ pub fn panda_links() -> Vec<Link> {
         link(
             "panda_link6",
             Some(5),
-            rev("panda_joint6", [0.0; 3], [FRAC_PI_2, 0.0, 0.0], z, -0.0175, 3.7525),
+            rev(
+                "panda_joint6",
+                [0.0; 3],
+                [FRAC_PI_2, 0.0, 0.0],
+                z,
+                -0.0175,
+                3.7525,
+            ),
             cap([0.0, 0.0, -0.03], [0.088, 0.0, 0.0], 0.06),
         ),
         link(
@@ -255,7 +276,11 @@ pub fn tight_from_points(points: &[V3], box_rot: Mat3, store: &mut Vec<V3>) -> P
             hi[i] = hi[i].max(p[i]);
         }
     }
-    let mid = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])];
+    let mid = [
+        0.5 * (lo[0] + hi[0]),
+        0.5 * (lo[1] + hi[1]),
+        0.5 * (lo[2] + hi[2]),
+    ];
     let rel: Vec<V3> = inbox.iter().map(|p| sub(*p, mid)).collect();
     let mut half = [0.0f64; 3];
     for p in &rel {
@@ -288,11 +313,17 @@ pub fn panda_tight(n_vertices: usize) -> Model {
         };
         let (c, r, rot) = match p {
             Primitive::Capsule { a, b, radius } => {
-                let c = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2])];
+                let c = [
+                    0.5 * (a[0] + b[0]),
+                    0.5 * (a[1] + b[1]),
+                    0.5 * (a[2] + b[2]),
+                ];
                 let d = sub(b, a);
                 let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
                 // Ellipsoid along the dominant axis of the segment.
-                let k = (0..3).max_by(|&i, &j| d[i].abs().total_cmp(&d[j].abs())).unwrap();
+                let k = (0..3)
+                    .max_by(|&i, &j| d[i].abs().total_cmp(&d[j].abs()))
+                    .unwrap();
                 let mut r = [radius; 3];
                 r[k] = 0.5 * len + radius;
                 (c, r, collide::kernel::vec3::IDENTITY)
@@ -385,7 +416,14 @@ pub fn humanoid29() -> Model {
             links.push(link(
                 &format!("{side}_{name}_link"),
                 Some(parent_of(k)),
-                rev(&format!("{side}_{name}_joint"), xyz, [0.0; 3], axis, lo2, hi2),
+                rev(
+                    &format!("{side}_{name}_joint"),
+                    xyz,
+                    [0.0; 3],
+                    axis,
+                    lo2,
+                    hi2,
+                ),
                 prim,
             ));
         }
@@ -400,13 +438,27 @@ pub fn humanoid29() -> Model {
     links.push(link(
         "waist_roll_link",
         Some(waist_base),
-        rev("waist_roll_joint", [0.0, 0.0, 0.035], [0.0; 3], x, -0.52, 0.52),
+        rev(
+            "waist_roll_joint",
+            [0.0, 0.0, 0.035],
+            [0.0; 3],
+            x,
+            -0.52,
+            0.52,
+        ),
         cap([0.0, -0.02, 0.0], [0.0, 0.02, 0.0], 0.04),
     ));
     links.push(link(
         "torso_link",
         Some(waist_base + 1),
-        rev("waist_pitch_joint", [0.0, 0.0, 0.02], [0.0; 3], y, -0.52, 0.52),
+        rev(
+            "waist_pitch_joint",
+            [0.0, 0.0, 0.02],
+            [0.0; 3],
+            y,
+            -0.52,
+            0.52,
+        ),
         bx([0.0, 0.0, 0.2], [0.0; 3], [0.07, 0.12, 0.17]),
     ));
     let torso = links.len() - 1;
@@ -477,7 +529,14 @@ pub fn humanoid29() -> Model {
             links.push(link(
                 &format!("{side}_{name}_link"),
                 Some(parent_of(k)),
-                rev(&format!("{side}_{name}_joint"), xyz, [0.0; 3], axis, lo2, hi2),
+                rev(
+                    &format!("{side}_{name}_joint"),
+                    xyz,
+                    [0.0; 3],
+                    axis,
+                    lo2,
+                    hi2,
+                ),
                 prim,
             ));
         }
@@ -500,7 +559,12 @@ pub fn mixed_tight_arm(n_vertices: usize, margin: f64) -> Model {
     let tb = tight_from_points(&hull_b, rot_from_rpy([0.0, 0.0, 0.4]), &mut store);
     let tc = tight_from_points(&hull_c, collide::kernel::vec3::IDENTITY, &mut store);
     let links = vec![
-        link("base", None, Joint::fixed("j0", [0.0; 3], [0.0; 3]), vec![ta]),
+        link(
+            "base",
+            None,
+            Joint::fixed("j0", [0.0; 3], [0.0; 3]),
+            vec![ta],
+        ),
         link(
             "l1",
             Some(0),
@@ -528,14 +592,26 @@ pub fn mixed_tight_arm(n_vertices: usize, margin: f64) -> Model {
         link(
             "l5",
             Some(4),
-            Joint::new("j5", JointKind::Prismatic, [0.0, 0.0, 0.12], [0.0; 3], z, 0.0, 0.05),
+            Joint::new(
+                "j5",
+                JointKind::Prismatic,
+                [0.0, 0.0, 0.12],
+                [0.0; 3],
+                z,
+                0.0,
+                0.05,
+            ),
             vec![
                 Primitive::Capsule {
                     a: [0.0; 3],
                     b: [0.0, 0.0, 0.06],
                     radius: 0.02,
                 },
-                Primitive::Box(BoxShape::from_rpy([0.0, 0.03, 0.03], [0.0; 3], [0.02, 0.02, 0.03])),
+                Primitive::Box(BoxShape::from_rpy(
+                    [0.0, 0.03, 0.03],
+                    [0.0; 3],
+                    [0.02, 0.02, 0.03],
+                )),
             ],
         ),
         link(
