@@ -15,4 +15,5 @@ pub mod lower;
 pub mod messages;
 pub mod model;
 pub mod report;
+pub mod sweep;
 pub mod verify;

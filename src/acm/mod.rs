@@ -1,1 +1,401 @@
+//! The allowed-collision matrix, every exemption proven on the manifest's primitives:
+//! adjacent (structure), always (a common ball no joint can move), never (branch and
+//! bound over the joint limits). SRDF rows are checked, never trusted; sampling only
+//! feeds the report.
+
 pub mod adjacency;
+pub mod always;
+pub mod chain;
+pub mod never;
+pub mod sampling;
+pub mod witness;
+
+use crate::error::Result;
+use crate::io::manifest::{AcmEntry, Manifest};
+use crate::io::srdf::Srdf;
+use crate::kernel::JointKind;
+use crate::kernel::model::Primitive;
+use crate::verify::kernel_load::{LoadedKernel, load_kernel};
+use adjacency::{Adjacency, LinkTree};
+use never::{BoundOutcome, branch_and_bound, dof_range};
+use rayon::prelude::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeepSrdf {
+    Unproven,
+    Proven,
+    None,
+}
+
+#[derive(Debug, Clone)]
+pub struct AcmOptions {
+    /// Boxes one pair may use in the branch and bound.
+    pub budget: usize,
+    pub samples: usize,
+    pub seed: u64,
+    pub keep_srdf: KeepSrdf,
+}
+
+/// What was shown about one link pair.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Adjacent(String),
+    Always(String),
+    Never(String),
+    /// The kernel puts the pair within the margin at `q`; `overlap` is the radius of a
+    /// ball certified inside both links, when they overlap.
+    Reaches {
+        q: Vec<(String, f64)>,
+        distance: f64,
+        overlap: Option<f64>,
+    },
+    Unproven {
+        boxes: usize,
+        closest: f64,
+    },
+}
+
+impl Verdict {
+    pub fn category(&self) -> &'static str {
+        match self {
+            Verdict::Adjacent(_) => "adjacent",
+            Verdict::Always(_) => "always",
+            Verdict::Never(_) => "never",
+            Verdict::Reaches { .. } => "can collide",
+            Verdict::Unproven { .. } => "unproven",
+        }
+    }
+    fn exemption(&self) -> Option<&str> {
+        match self {
+            Verdict::Adjacent(p) | Verdict::Always(p) | Verdict::Never(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PairResult {
+    pub a: String,
+    pub b: String,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SrdfStatus {
+    Proven(&'static str),
+    Refuted {
+        q: Vec<(String, f64)>,
+        depth: f64,
+    },
+    /// Within the margin somewhere but no overlap certified, or the budget ran out.
+    Unproven(String),
+    /// One of the links has no geometry: there is nothing to check.
+    NoGeometry,
+}
+
+#[derive(Debug, Clone)]
+pub struct SrdfRow {
+    pub a: String,
+    pub b: String,
+    pub reason: String,
+    pub line: u32,
+    pub status: SrdfStatus,
+}
+
+pub struct Regenerated {
+    pub rows: Vec<AcmEntry>,
+    pub pairs: Vec<PairResult>,
+    pub srdf: Vec<SrdfRow>,
+    pub sampling: sampling::SampleReport,
+}
+
+/// 4812 -> "4,812".
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn ordered(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
+    }
+}
+
+/// Distances refined exactly up to this far apart: the bounds need true distances, not
+/// the kernel's early "clear of the margin" answers.
+const EXACT_BAND_M: f64 = 100.0;
+
+/// The kernel over the manifest with every pair checked (its own ACM ignored) and every
+/// distance refined.
+pub fn unexempted_kernel(m: &Manifest) -> Result<LoadedKernel> {
+    let mut open = m.clone();
+    open.acm.clear();
+    let mut k = load_kernel(&open)?;
+    k.model = k
+        .model
+        .with_refine_band(EXACT_BAND_M)
+        .map_err(crate::error::Error::check)?;
+    Ok(k)
+}
+
+/// Decides every pair of links with geometry.
+pub fn decide_pairs(k: &LoadedKernel, margin: f64, budget: usize) -> Vec<PairResult> {
+    let model = &k.model;
+    let links = model.links();
+    let tree = LinkTree {
+        parent: links.iter().map(|l| l.parent).collect(),
+        fixed_to_parent: links
+            .iter()
+            .map(|l| l.joint.kind == JointKind::Fixed)
+            .collect(),
+        has_geometry: links.iter().map(|l| !l.primitives.is_empty()).collect(),
+    };
+    let adjacent = tree.adjacent_pairs();
+    let probe = always::DepthProbe::new(model);
+    let base: Vec<f64> = (0..model.dof())
+        .map(|d| {
+            let (lo, hi) = dof_range(model, d);
+            0.5 * (lo + hi)
+        })
+        .collect();
+    let is_tight = |l: usize| {
+        links[l]
+            .primitives
+            .iter()
+            .any(|p| matches!(p, Primitive::Tight(_)))
+    };
+    let pairs: Vec<(usize, (usize, usize))> =
+        model.checked_pairs().iter().copied().enumerate().collect();
+    pairs
+        .par_iter()
+        .map_init(
+            || model.workspace(),
+            |ws, &(pi, (a, b))| {
+                let (na, nb) = ordered(&k.link_names[a], &k.link_names[b]);
+                let verdict = decide(
+                    model,
+                    &probe,
+                    ws,
+                    pi,
+                    a,
+                    b,
+                    &adjacent,
+                    &base,
+                    margin,
+                    budget,
+                    is_tight(a) && is_tight(b),
+                    &k.dof_names,
+                );
+                PairResult {
+                    a: na,
+                    b: nb,
+                    verdict,
+                }
+            },
+        )
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decide(
+    model: &crate::kernel::Model,
+    probe: &always::DepthProbe,
+    ws: &mut crate::kernel::Workspace,
+    pi: usize,
+    a: usize,
+    b: usize,
+    adjacent: &[(usize, usize, Adjacency)],
+    base: &[f64],
+    margin: f64,
+    budget: usize,
+    both_tight: bool,
+    dof_names: &[String],
+) -> Verdict {
+    let links = model.links();
+    if let Some((_, _, how)) = adjacent
+        .iter()
+        .find(|&&(x, y, _)| (x, y) == (a.min(b), a.max(b)))
+    {
+        return Verdict::Adjacent(match how {
+            Adjacency::Rigid => "rigidly joined: fixed joints only".to_string(),
+            Adjacency::Joint => {
+                let chain = chain::PairChain::new(model, a, b);
+                let names: Vec<&str> = chain
+                    .path_joints
+                    .iter()
+                    .map(|&j| links[j].joint.name.as_str())
+                    .collect();
+                format!("joined by joint {}", names.join(", "))
+            }
+        });
+    }
+    let chain = chain::PairChain::new(model, a, b);
+    model.fk(base, ws);
+    // Two refined links are re-asked of their hulls by the kernel: never exempt them as always.
+    if !both_tight && let Some(c) = always::certify(model, probe, ws, a, b, &chain.path_joints) {
+        let place = if c.axes == 1 {
+            format!("on joint {} axis", c.joint)
+        } else {
+            format!("where {} joint axes meet", c.axes)
+        };
+        return Verdict::Always(format!(
+            "fixed point {place}, common ball {:.1} mm",
+            c.radius * 1e3
+        ));
+    }
+    match branch_and_bound(model, ws, pi, &chain, base, margin, budget) {
+        BoundOutcome::Never {
+            boxes,
+            min_lower_bound,
+        } => Verdict::Never(format!(
+            "branch and bound, {} boxes, min lower bound {:.1} mm",
+            thousands(boxes),
+            min_lower_bound * 1e3
+        )),
+        BoundOutcome::Reaches { q, distance, .. } => {
+            model.fk(&q, ws);
+            let overlap = witness::common_point(probe, ws, a, b).map(|(_, r)| r);
+            let named = dof_names.iter().cloned().zip(q).collect();
+            Verdict::Reaches {
+                q: named,
+                distance,
+                overlap,
+            }
+        }
+        BoundOutcome::Unproven { boxes, closest, .. } => Verdict::Unproven { boxes, closest },
+    }
+}
+
+/// Regenerates the ACM of `m` (its primitives, joints and margin), checking `srdf`'s rows.
+pub fn regenerate(m: &Manifest, srdf: Option<&Srdf>, options: &AcmOptions) -> Result<Regenerated> {
+    let k = unexempted_kernel(m)?;
+    let pairs = decide_pairs(&k, m.margin_m, options.budget);
+    let with_geometry = |name: &str| {
+        k.link_index
+            .get(name)
+            .is_some_and(|&i| !k.model.links()[i].primitives.is_empty())
+    };
+    let mut srdf_rows = Vec::new();
+    for row in srdf.map(|s| s.disabled.as_slice()).unwrap_or(&[]) {
+        let (a, b) = ordered(&row.a, &row.b);
+        let status = if !with_geometry(&a) || !with_geometry(&b) {
+            SrdfStatus::NoGeometry
+        } else {
+            match pairs
+                .iter()
+                .find(|p| p.a == a && p.b == b)
+                .map(|p| &p.verdict)
+            {
+                Some(Verdict::Adjacent(_)) => SrdfStatus::Proven("adjacent"),
+                Some(Verdict::Always(_)) => SrdfStatus::Proven("always"),
+                Some(Verdict::Never(_)) => SrdfStatus::Proven("never"),
+                Some(Verdict::Reaches {
+                    q,
+                    overlap: Some(r),
+                    distance,
+                }) => SrdfStatus::Refuted {
+                    q: q.clone(),
+                    depth: (-distance).max(*r),
+                },
+                Some(Verdict::Reaches { distance, .. }) => SrdfStatus::Unproven(format!(
+                    "comes within {:.1} mm of the margin, no overlap certified",
+                    distance * 1e3
+                )),
+                Some(Verdict::Unproven { boxes, closest }) => SrdfStatus::Unproven(format!(
+                    "budget of {} boxes ran out; closest seen {:.1} mm",
+                    thousands(*boxes),
+                    closest * 1e3
+                )),
+                None => SrdfStatus::NoGeometry,
+            }
+        };
+        srdf_rows.push(SrdfRow {
+            a,
+            b,
+            reason: row.reason.clone().unwrap_or_default(),
+            line: row.location.line,
+            status,
+        });
+    }
+    let mut rows: Vec<AcmEntry> = pairs
+        .iter()
+        .filter_map(|p| {
+            p.verdict.exemption().map(|proof| AcmEntry {
+                a: p.a.clone(),
+                b: p.b.clone(),
+                reason: p.verdict.category().to_string(),
+                proof: proof.to_string(),
+            })
+        })
+        .collect();
+    if options.keep_srdf == KeepSrdf::Unproven {
+        for r in &srdf_rows {
+            if let SrdfStatus::Unproven(why) = &r.status
+                && !rows.iter().any(|x| x.a == r.a && x.b == r.b)
+            {
+                rows.push(AcmEntry {
+                    a: r.a.clone(),
+                    b: r.b.clone(),
+                    reason: "user".into(),
+                    proof: format!(
+                        "unproven SRDF row (reason {}): {why}",
+                        if r.reason.is_empty() {
+                            "none"
+                        } else {
+                            &r.reason
+                        }
+                    ),
+                });
+            }
+        }
+    }
+    rows.sort_by(|x, y| (&x.a, &x.b).cmp(&(&y.a, &y.b)));
+    rows.dedup_by(|x, y| x.a == y.a && x.b == y.b);
+    let sampling = sampling::sample(&k, m, options.samples, options.seed);
+    Ok(Regenerated {
+        rows,
+        pairs,
+        srdf: srdf_rows,
+        sampling,
+    })
+}
+
+/// A MoveIt-compatible `disable_collisions` list for the rows.
+pub fn srdf_text(robot: &str, rows: &[AcmEntry]) -> String {
+    let mut out = format!(
+        "<?xml version=\"1.0\" ?>\n<!-- Written by {}: every row is proven (see the manifest's acm block). -->\n<robot name=\"{}\">\n",
+        crate::lower::generator(),
+        xml_escape(robot)
+    );
+    for r in rows {
+        let reason = match r.reason.as_str() {
+            "adjacent" => "Adjacent",
+            "always" => "Always",
+            "never" => "Never",
+            _ => "User",
+        };
+        out += &format!(
+            "  <disable_collisions link1=\"{}\" link2=\"{}\" reason=\"{reason}\"/>\n",
+            xml_escape(&r.a),
+            xml_escape(&r.b)
+        );
+    }
+    out += "</robot>\n";
+    out
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}

@@ -87,7 +87,7 @@ pub struct AcmArgs {
     #[arg(long, default_value_t = 20260924)]
     pub seed: u64,
     /// Branch-and-bound boxes one pair may use before it is left unproven.
-    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    #[arg(long, value_name = "N", default_value_t = 500_000)]
     pub budget: usize,
     #[arg(long)]
     pub json: bool,

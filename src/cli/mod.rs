@@ -1,5 +1,6 @@
 //! One file per subcommand; `args` holds the raw clap definitions.
 
+pub mod acm;
 pub mod args;
 pub mod fk;
 pub mod inspect;
@@ -16,7 +17,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Inspect(a) => inspect::run(a),
         Command::Fk(a) => fk::run(a),
         Command::Lower(a) => lower::run(a),
-        Command::Acm(_) => Err(crate::error::Error::input("not yet")),
+        Command::Acm(c) => acm::run(c),
     }
 }
 

@@ -135,6 +135,9 @@ struct MeshAsset {
     scale: [f64; 3],
 }
 
+/// A default class: its parent class and, per element tag, the attributes it sets.
+type DefaultClass = (Option<String>, HashMap<String, Vec<Attribute>>);
+
 struct Reader<'a> {
     source: &'a Path,
     resolver: &'a PackageResolver,
@@ -143,7 +146,7 @@ struct Reader<'a> {
     meshdir: PathBuf,
     autolimits: bool,
     /// class -> (parent class, element tag -> attributes set at that level)
-    defaults: HashMap<String, (Option<String>, HashMap<String, Vec<Attribute>>)>,
+    defaults: HashMap<String, DefaultClass>,
     meshes: HashMap<String, MeshAsset>,
     links: Vec<Link>,
     joints: Vec<Joint>,
@@ -610,7 +613,9 @@ impl<'a> Reader<'a> {
                         Some((lo, hi))
                     }
                     (true, None) => {
-                        return Err(loc.error(format!("joint `{name}` is limited but has no range")));
+                        return Err(
+                            loc.error(format!("joint `{name}` is limited but has no range"))
+                        );
                     }
                     (false, _) => None,
                 };

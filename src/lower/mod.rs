@@ -83,7 +83,7 @@ pub struct Lowered {
     pub text: String,
     pub fits: Vec<(String, LinkFit)>,
     /// Resting contacts: (a, b, distance) for checked pairs at or below the margin.
-    pub rest_contacts: Vec<(String, String, f64)>,
+    pub rest_contacts: Vec<crate::verify::rest::Contact>,
     /// Truth meshes by link, for proofs and reports.
     pub truths: BTreeMap<String, crate::geom::mesh::TriMesh>,
 }

@@ -5,6 +5,9 @@ use crate::error::Result;
 use crate::fit::floor4;
 use crate::io::manifest::Manifest;
 
+/// A checked pair at or below the margin: (link a, link b, distance in metres).
+pub type Contact = (String, String, f64);
+
 pub struct RestCheck {
     pub clear: bool,
     /// Least distance over checked pairs, rounded down to 0.1 mm (0 when no pair is checked).
@@ -12,7 +15,7 @@ pub struct RestCheck {
 }
 
 /// The verdict at the manifest's rest pose, and every checked pair at or below the margin.
-pub fn check_rest(m: &Manifest) -> Result<(RestCheck, Vec<(String, String, f64)>)> {
+pub fn check_rest(m: &Manifest) -> Result<(RestCheck, Vec<Contact>)> {
     let k = load_kernel(m)?;
     let q = k.q_from(&m.rest_pose.q);
     let mut ws = k.model.workspace();

@@ -1,0 +1,193 @@
+//! "Always": a point that no joint between the two links can move relative to either
+//! link (on every joint axis between them), lying inside both links' primitives with
+//! room to spare. Then the pair overlaps by at least that room at every configuration.
+
+use crate::geom::containment::{HullPlanes, box_depth, capsule_depth};
+use crate::kernel::model::{JointKind, Model, Primitive};
+use crate::kernel::vec3::{V3, add, cross, mul_mtv, mul_mv, norm, scale, sub};
+use crate::kernel::{Workspace, vec3::Mat3};
+
+/// A certificate: the fixed point (world frame at the evaluated pose) and the common ball radius.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Certificate {
+    pub radius: f64,
+    /// Name of the joint whose axis holds the point (the first on the path).
+    pub joint: String,
+    /// How many joint axes meet at the point.
+    pub axes: usize,
+}
+
+/// Per link, its primitives ready for depth queries (hull planes built once).
+pub struct DepthProbe {
+    pub(crate) links: Vec<Vec<ProbePrim>>,
+}
+
+pub(crate) enum ProbePrim {
+    Capsule(V3, V3, f64),
+    Box(V3, Mat3, V3),
+    Hull(Option<HullPlanes>),
+}
+
+impl ProbePrim {
+    /// Signed depth of a link-frame point.
+    pub(crate) fn depth(&self, local: V3) -> f64 {
+        match self {
+            ProbePrim::Capsule(a, b, r) => capsule_depth(*a, *b, *r, local),
+            ProbePrim::Box(c, rot, he) => box_depth(*c, rot, *he, local),
+            // A hull that cannot be rebuilt certifies nothing.
+            ProbePrim::Hull(h) => h.as_ref().map_or(f64::NEG_INFINITY, |h| h.depth(local)),
+        }
+    }
+}
+
+impl DepthProbe {
+    pub fn new(model: &Model) -> DepthProbe {
+        let hull = model.hull_vertices();
+        let links = model
+            .links()
+            .iter()
+            .map(|l| {
+                l.primitives
+                    .iter()
+                    .map(|prim| match prim {
+                        Primitive::Capsule { a, b, radius } => ProbePrim::Capsule(*a, *b, *radius),
+                        Primitive::Box(bx) => {
+                            ProbePrim::Box(bx.center, bx.rotation, bx.half_extents)
+                        }
+                        Primitive::Tight(t) => ProbePrim::Hull(
+                            HullPlanes::new(&hull[t.hull_offset..t.hull_offset + t.hull_len]).ok(),
+                        ),
+                    })
+                    .collect()
+            })
+            .collect();
+        DepthProbe { links }
+    }
+
+    /// Signed depth of world point `p` inside link `link`'s primitives (the best one).
+    pub fn depth(&self, ws: &Workspace, link: usize, p: V3) -> f64 {
+        let (rot, pos) = ws.link_pose(link);
+        let local = mul_mtv(&rot, sub(p, pos));
+        self.links[link]
+            .iter()
+            .map(|prim| prim.depth(local))
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    pub(crate) fn primitives(&self, link: usize) -> &[ProbePrim] {
+        &self.links[link]
+    }
+}
+
+/// World-frame axis line (point, unit direction) of link `k`'s joint at the pose in `ws`.
+fn axis_line(model: &Model, ws: &Workspace, k: usize) -> (V3, V3) {
+    let (rot, pos) = ws.link_pose(k);
+    let j = &model.links()[k].joint;
+    (add(pos, mul_mv(&rot, j.pivot)), mul_mv(&rot, j.axis))
+}
+
+/// Looks for a certificate for links `a`, `b` whose path joints are `path_joints`,
+/// with `ws` posed at any configuration (the certificate holds at all of them).
+pub fn certify(
+    model: &Model,
+    probe: &DepthProbe,
+    ws: &Workspace,
+    a: usize,
+    b: usize,
+    path_joints: &[usize],
+) -> Option<Certificate> {
+    if path_joints.is_empty()
+        || path_joints.iter().any(|&k| {
+            !matches!(
+                model.links()[k].joint.kind,
+                JointKind::Revolute | JointKind::Continuous
+            )
+        })
+    {
+        return None;
+    }
+    let lines: Vec<(V3, V3)> = path_joints
+        .iter()
+        .map(|&k| axis_line(model, ws, k))
+        .collect();
+    let joint = model.links()[path_joints[0]].joint.name.clone();
+    let score = |p: V3| probe.depth(ws, a, p).min(probe.depth(ws, b, p));
+    let best = if lines.len() == 1 {
+        // Any point on the one axis: search along it for the deepest common point.
+        best_on_line(lines[0], &score)
+    } else {
+        let p = nearest_point_to_lines(&lines)?;
+        // The point must lie on every axis (to rounding), else the joints move it.
+        if lines.iter().any(|&(o, d)| norm(cross(sub(p, o), d)) > 1e-9) {
+            return None;
+        }
+        score(p)
+    };
+    if best > 0.0 {
+        Some(Certificate {
+            radius: best,
+            joint,
+            axes: lines.len(),
+        })
+    } else {
+        None
+    }
+}
+
+/// The point that minimises the summed squared distance to the lines, if they are not all parallel.
+fn nearest_point_to_lines(lines: &[(V3, V3)]) -> Option<V3> {
+    let mut m: Mat3 = [[0.0; 3]; 3];
+    let mut rhs = [0.0; 3];
+    for &(o, d) in lines {
+        // (I - d d^T) p = (I - d d^T) o
+        for i in 0..3 {
+            for j in 0..3 {
+                let pij = if i == j { 1.0 } else { 0.0 } - d[i] * d[j];
+                m[i][j] += pij;
+                rhs[i] += pij * o[j];
+            }
+        }
+    }
+    let det = crate::kernel::vec3::det(&m);
+    if det.abs() < 1e-12 {
+        return None;
+    }
+    // Cramer's rule.
+    let mut p = [0.0; 3];
+    for (c, pc) in p.iter_mut().enumerate() {
+        let mut mc = m;
+        for r in 0..3 {
+            mc[r][c] = rhs[r];
+        }
+        *pc = crate::kernel::vec3::det(&mc) / det;
+    }
+    Some(p)
+}
+
+/// Golden-section search over a coarse scan along the line, for the deepest common point.
+fn best_on_line((o, d): (V3, V3), score: &dyn Fn(V3) -> f64) -> f64 {
+    let at = |t: f64| add(o, scale(d, t));
+    let span = 2.0;
+    let steps = 400;
+    let mut best = (f64::NEG_INFINITY, 0.0);
+    for i in 0..=steps {
+        let t = -span + 2.0 * span * i as f64 / steps as f64;
+        let s = score(at(t));
+        if s > best.0 {
+            best = (s, t);
+        }
+    }
+    let h = 2.0 * span / steps as f64;
+    let (mut lo, mut hi) = (best.1 - h, best.1 + h);
+    let g = 0.618_033_988_749_895;
+    for _ in 0..60 {
+        let m1 = hi - g * (hi - lo);
+        let m2 = lo + g * (hi - lo);
+        if score(at(m1)) < score(at(m2)) {
+            lo = m1;
+        } else {
+            hi = m2;
+        }
+    }
+    best.0.max(score(at(0.5 * (lo + hi))))
+}

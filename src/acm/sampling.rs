@@ -1,0 +1,75 @@
+//! Seeded sampling for the report only: how often each pair collides, and at rest.
+//! It never creates an exemption.
+
+use crate::io::manifest::Manifest;
+use crate::sweep::poses::uniform_q;
+use crate::verify::kernel_load::LoadedKernel;
+use rayon::prelude::*;
+
+pub struct SampleReport {
+    pub samples: usize,
+    /// (a, b, poses where the pair's primitives overlap), every pair that overlapped at least once.
+    pub colliding: Vec<(String, String, usize)>,
+    /// Pairs overlapping at the rest pose.
+    pub at_rest: Vec<(String, String, f64)>,
+}
+
+pub fn sample(k: &LoadedKernel, m: &Manifest, samples: usize, seed: u64) -> SampleReport {
+    let model = &k.model;
+    let pairs = model.checked_pairs();
+    let counts = (0..samples as u64)
+        .into_par_iter()
+        .fold(
+            || {
+                (
+                    model.workspace(),
+                    vec![0.0; model.dof()],
+                    vec![0usize; pairs.len()],
+                )
+            },
+            |(mut ws, mut q, mut counts), i| {
+                uniform_q(model, seed, i, &mut q);
+                model.check_self_collision(&q, &mut ws, true);
+                for (c, &d) in counts.iter_mut().zip(ws.pair_distances()) {
+                    if d <= 0.0 {
+                        *c += 1;
+                    }
+                }
+                (ws, q, counts)
+            },
+        )
+        .map(|(_, _, c)| c)
+        .reduce(
+            || vec![0usize; pairs.len()],
+            |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect(),
+        );
+    let name = |i: usize| k.link_names[i].clone();
+    let mut colliding: Vec<_> = pairs
+        .iter()
+        .zip(&counts)
+        .filter(|(_, c)| **c > 0)
+        .map(|(&(a, b), &c)| {
+            let (x, y) = (name(a), name(b));
+            if x <= y { (x, y, c) } else { (y, x, c) }
+        })
+        .collect();
+    colliding.sort_by(|x, y| y.2.cmp(&x.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
+    let mut ws = model.workspace();
+    let q = k.q_from(&m.rest_pose.q);
+    model.check_self_collision(&q, &mut ws, true);
+    let mut at_rest: Vec<_> = pairs
+        .iter()
+        .zip(ws.pair_distances())
+        .filter(|(_, d)| **d <= 0.0)
+        .map(|(&(a, b), &d)| {
+            let (x, y) = (name(a), name(b));
+            if x <= y { (x, y, d) } else { (y, x, d) }
+        })
+        .collect();
+    at_rest.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
+    SampleReport {
+        samples,
+        colliding,
+        at_rest,
+    }
+}

@@ -1,0 +1,100 @@
+//! A witness that two links overlap at a configuration: a point inside one primitive
+//! of each, at depth `rho` in both, so the ball of radius `rho` around it lies in both
+//! solids. Found by alternating projections onto the two primitives shrunk by `rho`
+//! (they converge to a common point whenever the shrunk sets meet); the depths are then
+//! evaluated exactly, so the certificate does not rest on the search.
+
+use super::always::{DepthProbe, ProbePrim};
+use crate::kernel::Workspace;
+use crate::kernel::vec3::{Mat3, V3, add, dot, mul_mtv, mul_mv, norm, scale, sub};
+
+/// Nearest point of the primitive shrunk by `shrink`, in its link frame.
+fn project(prim: &ProbePrim, p: V3, shrink: f64) -> V3 {
+    match prim {
+        ProbePrim::Capsule(a, b, r) => {
+            let ab = sub(*b, *a);
+            let len2 = dot(ab, ab);
+            let t = if len2 > 0.0 {
+                (dot(sub(p, *a), ab) / len2).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let c = add(*a, scale(ab, t));
+            let d = sub(p, c);
+            let r = (r - shrink).max(0.0);
+            let n = norm(d);
+            if n <= r { p } else { add(c, scale(d, r / n)) }
+        }
+        ProbePrim::Box(c, rot, he) => {
+            let mut l = mul_mtv(rot, sub(p, *c));
+            for i in 0..3 {
+                let h = (he[i] - shrink).max(0.0);
+                l[i] = l[i].clamp(-h, h);
+            }
+            add(*c, mul_mv(rot, l))
+        }
+        ProbePrim::Hull(Some(h)) => {
+            // Cyclic projections onto the violated face planes.
+            let mut x = p;
+            for _ in 0..64 {
+                let mut moved = false;
+                for (n, off) in &h.planes {
+                    let excess = dot(*n, x) - (off - shrink);
+                    if excess > 0.0 {
+                        x = sub(x, scale(*n, excess));
+                        moved = true;
+                    }
+                }
+                if !moved {
+                    break;
+                }
+            }
+            x
+        }
+        ProbePrim::Hull(None) => p,
+    }
+}
+
+fn to_local((rot, pos): &(Mat3, V3), p: V3) -> V3 {
+    mul_mtv(rot, sub(p, *pos))
+}
+
+fn to_world((rot, pos): &(Mat3, V3), p: V3) -> V3 {
+    add(*pos, mul_mv(rot, p))
+}
+
+/// The deepest certified common point of links `a` and `b` at the pose in `ws`, and its
+/// depth (> 0), if their primitives overlap.
+pub fn common_point(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> Option<(V3, f64)> {
+    let pose_a = ws.link_pose(a);
+    let pose_b = ws.link_pose(b);
+    let mut best: Option<(V3, f64)> = None;
+    for pa in probe.primitives(a) {
+        for pb in probe.primitives(b) {
+            for shrink in [
+                0.02, 0.01, 0.005, 0.002, 0.001, 0.0005, 0.0002, 0.0001, 0.00005, 0.00001,
+            ] {
+                if best.is_some_and(|(_, d)| d >= shrink) {
+                    break;
+                }
+                let mut x = to_world(&pose_a, [0.0; 3]);
+                for _ in 0..400 {
+                    let xa = to_world(&pose_a, project(pa, to_local(&pose_a, x), shrink));
+                    let xb = to_world(&pose_b, project(pb, to_local(&pose_b, xa), shrink));
+                    let step = norm(sub(xb, x));
+                    x = xb;
+                    if step < 1e-12 {
+                        break;
+                    }
+                }
+                let depth = pa
+                    .depth(to_local(&pose_a, x))
+                    .min(pb.depth(to_local(&pose_b, x)));
+                if depth > 0.0 && best.is_none_or(|(_, d)| depth > d) {
+                    best = Some((x, depth));
+                }
+            }
+        }
+    }
+    best
+}

@@ -1,0 +1,3 @@
+//! Sweeps over seeded configurations.
+
+pub mod poses;
