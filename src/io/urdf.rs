@@ -151,6 +151,10 @@ pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) ->
             _ => None,
         };
         let mimic = match el.child("mimic") {
+            Some(m) if kind == JointKind::Fixed => {
+                warnings.push(format!("{}: fixed joint `{joint_name}` has a <mimic>; a fixed joint does not move, so it is ignored", m.location));
+                None
+            }
             Some(m) => {
                 let leader = m.required("joint")?.to_string();
                 let multiplier = m.f64_attr("multiplier")?.unwrap_or(1.0);
