@@ -35,7 +35,8 @@ pub struct FitOptions {
     pub headroom: f64,
     /// Directions of the protrusion metrics (Fibonacci sphere), default 1024.
     pub directions: usize,
-    /// Monte-Carlo samples for the volume of a union, default 200 000.
+    /// Monte-Carlo samples for the volume of a union, default 100 000
+    /// (standard error of the ratio about 0.3 %).
     pub mc_samples: usize,
     /// Monte-Carlo seed.
     pub seed: u64,
@@ -51,7 +52,7 @@ impl Default for FitOptions {
         FitOptions {
             headroom: 0.001,
             directions: 1024,
-            mc_samples: 200_000,
+            mc_samples: 100_000,
             seed: 0x5eed_c011_1de0_0001,
             max_hull_vertices: proof::MAX_HULL_VERTICES,
             tie_tolerance: 0.03,
@@ -358,7 +359,7 @@ pub fn fit_link(mesh: &TriMesh, opts: &FitOptions) -> Result<LinkFit, FitError> 
         v3::col(&bx.rot, 2),
     ];
     let mut extra: Vec<V3> = box_axes.to_vec();
-    extra.extend(obb::distinct_normals(&ctx.hull, 24));
+    extra.extend(obb::distinct_normals(&ctx.hull, 12));
     let cap = capsule::fit_capsule(&ctx.hull.points, h, &extra).ok_or(FitError::Empty)?;
     let written = rounding::written_capsule(&cap, &mesh.vertices, h);
     let (c, p) = ctx.candidate(Kind::Capsule, vec![Primitive::Capsule(written)], None)?;

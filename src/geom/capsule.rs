@@ -192,7 +192,7 @@ fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool) -> AxisFit {
     let best_r = if r_hi - r_lo <= 1e-12 * r_hi.max(1e-9) {
         r_lo
     } else {
-        let samples = if fine { 24 } else { 10 };
+        let samples = if fine { 16 } else { 8 };
         let step = (r_hi - r_lo) / samples as f64;
         let mut best = (r_lo, vol(r_lo));
         let mut best_k: usize = 0;
@@ -211,7 +211,7 @@ fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool) -> AxisFit {
         let mut x1 = hi - g * (hi - lo);
         let mut x2 = lo + g * (hi - lo);
         let (mut f1, mut f2) = (vol(x1), vol(x2));
-        let iters = if fine { 40 } else { 12 };
+        let iters = if fine { 30 } else { 10 };
         for _ in 0..iters {
             if f1 <= f2 {
                 hi = x2;
@@ -248,16 +248,51 @@ fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool) -> AxisFit {
     }
 }
 
+/// How hard [`fit_capsule_with`] searches.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Search {
+    /// Fibonacci directions over the sphere for the coarse axis scan (half of
+    /// them, one hemisphere, are tried).
+    pub scan: usize,
+    /// Best distinct axes refined by pattern search.
+    pub starts: usize,
+    /// Directions of the coreset the search runs on (see
+    /// [`crate::geom::hull::directional_coreset`]); the final axis is
+    /// re-fitted on every point.
+    pub coreset: usize,
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Search {
+            scan: 64,
+            starts: 2,
+            coreset: 512,
+        }
+    }
+}
+
 /// Minimum-volume capsule holding `points` with `headroom` (see module doc).
 /// `extra_axes` are further axis directions to try (need not be unit).
 /// Returns `None` only for an empty point set.
 pub fn fit_capsule(points: &[V3], headroom: f64, extra_axes: &[V3]) -> Option<Capsule> {
+    fit_capsule_with(points, headroom, extra_axes, &Search::default())
+}
+
+/// [`fit_capsule`] with an explicit search budget.
+pub fn fit_capsule_with(
+    points: &[V3],
+    headroom: f64,
+    extra_axes: &[V3],
+    search: &Search,
+) -> Option<Capsule> {
     if points.is_empty() {
         return None;
     }
-    let p = Prepared::new(points);
+    let core = super::hull::directional_coreset(points, search.coreset);
+    let p = Prepared::new(&core);
     let mut axes: Vec<V3> = Vec::new();
-    let (_, cov) = v3::mean_cov(points);
+    let (_, cov) = v3::mean_cov(&core);
     let (_, pca) = v3::sym_eigen(&cov);
     for k in 0..3 {
         axes.push(v3::col(&pca, k));
@@ -265,7 +300,7 @@ pub fn fit_capsule(points: &[V3], headroom: f64, extra_axes: &[V3]) -> Option<Ca
     axes.extend(extra_axes.iter().filter_map(|a| v3::normalize(*a)));
     // Upper hemisphere only: an axis and its opposite give the same capsule.
     axes.extend(
-        support::fibonacci_directions(64)
+        support::fibonacci_directions(search.scan)
             .into_iter()
             .filter(|d| d[2] >= 0.0),
     );
@@ -280,26 +315,32 @@ pub fn fit_capsule(points: &[V3], headroom: f64, extra_axes: &[V3]) -> Option<Ca
         if starts.iter().all(|s| v3::dot(*s, *d).abs() < 0.995) {
             starts.push(*d);
         }
-        if starts.len() == 3 {
+        if starts.len() >= search.starts.max(1) {
             break;
         }
     }
-    let mut best: Option<AxisFit> = None;
+    let mut best: Option<(AxisFit, V3)> = None;
     for s in starts {
         let f = refine(&p, s, headroom);
-        if best.is_none_or(|b| f.volume < b.volume) {
+        if best.is_none_or(|b| f.0.volume < b.0.volume) {
             best = Some(f);
         }
     }
-    best.map(|b| b.cap)
+    let (fit, axis) = best?;
+    if core.len() == points.len() {
+        return Some(fit.cap);
+    }
+    // The chosen axis, fitted on every point.
+    let all = Prepared::new(points);
+    Some(fit_axis(&all, axis, headroom, true).cap)
 }
 
 /// Pattern search over the axis direction, shrinking the step on failure.
-fn refine(p: &Prepared, d0: V3, headroom: f64) -> AxisFit {
+fn refine(p: &Prepared, d0: V3, headroom: f64) -> (AxisFit, V3) {
     let mut d = d0;
     let mut cur = fit_axis(p, d, headroom, true);
-    let mut step = 0.08;
-    while step > 1e-4 {
+    let mut step = 0.05;
+    while step > 3e-4 {
         let (e1, e2) = v3::orthonormal_basis(d);
         let mut improved = false;
         for (axis, sign) in [(e1, 1.0), (e1, -1.0), (e2, 1.0), (e2, -1.0)] {
@@ -317,7 +358,7 @@ fn refine(p: &Prepared, d0: V3, headroom: f64) -> AxisFit {
             step *= 0.5;
         }
     }
-    cur
+    (cur, d)
 }
 
 #[cfg(test)]
