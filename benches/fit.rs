@@ -149,10 +149,11 @@ fn bench(c: &mut Criterion) {
                             (l.min(t), u.max(t))
                         });
                 let mut cuts = Cuts::equal(axis, lo, hi, k);
-                chain::slab_points_nonempty(&mesh, &mut cuts)
+                let caps: Vec<_> = chain::slab_points_nonempty(&mesh, &mut cuts)
                     .iter()
-                    .map(|pts| capsule::fit_capsule(&Hull::new(pts).points, h, &[axis]).unwrap())
-                    .count()
+                    .map(|pts| capsule::fit_capsule(pts, h, &[axis]).unwrap())
+                    .collect();
+                caps
             })
         });
     }

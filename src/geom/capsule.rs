@@ -148,7 +148,57 @@ fn circle3(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> ([f64; 2], f64) {
 
 /// Capsule along axis `d` (unit) holding every point with `headroom`,
 /// radius/length chosen for least volume. `fine` selects a finer 1D search.
-fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool) -> AxisFit {
+/// Minimises `f` on `[lo, hi]`: `samples` uniform samples, then golden-section
+/// search in the bracket around the best one. Returns the argmin and whether
+/// the best sample was at an end of the interval.
+fn minimize(f: &dyn Fn(f64) -> f64, lo: f64, hi: f64, samples: usize, iters: usize) -> (f64, bool) {
+    let step = (hi - lo) / samples as f64;
+    let mut best = (lo, f(lo));
+    let mut best_k = 0usize;
+    for k in 1..=samples {
+        let r = if k == samples {
+            hi
+        } else {
+            lo + step * k as f64
+        };
+        let v = f(r);
+        if v < best.1 {
+            best = (r, v);
+            best_k = k;
+        }
+    }
+    let mut a = lo + step * best_k.saturating_sub(1) as f64;
+    let mut b = (lo + step * (best_k + 1) as f64).min(hi);
+    let g = 0.5 * (5f64.sqrt() - 1.0);
+    let mut x1 = b - g * (b - a);
+    let mut x2 = a + g * (b - a);
+    let (mut f1, mut f2) = (f(x1), f(x2));
+    for _ in 0..iters {
+        if f1 <= f2 {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            f1 = f(x1);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            f2 = f(x2);
+        }
+    }
+    let (xm, fm) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
+    let at_edge = best_k == 0 || best_k == samples;
+    if fm < best.1 {
+        (xm, at_edge)
+    } else {
+        (best.0, at_edge)
+    }
+}
+
+/// `hint`: the effective radius of a nearby axis's fit, to narrow the search.
+fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool, hint: Option<f64>) -> AxisFit {
     let (e1, e2) = v3::orthonormal_basis(d);
     let n = p.pts.len();
     let mut q = Vec::with_capacity(n);
@@ -192,43 +242,21 @@ fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool) -> AxisFit {
     let best_r = if r_hi - r_lo <= 1e-12 * r_hi.max(1e-9) {
         r_lo
     } else {
-        let samples = if fine { 16 } else { 8 };
-        let step = (r_hi - r_lo) / samples as f64;
-        let mut best = (r_lo, vol(r_lo));
-        let mut best_k: usize = 0;
-        for k in 1..=samples {
-            let r = r_lo + step * k as f64;
-            let v = vol(r);
-            if v < best.1 {
-                best = (r, v);
-                best_k = k;
+        // Near the previous axis the best radius moves little: search a
+        // narrow bracket first, the whole range if the optimum is at its edge.
+        let narrow = hint.and_then(|h| {
+            let (lo, hi) = ((h * 0.95).max(r_lo), (h * 1.05).min(r_hi));
+            if hi <= lo {
+                return None;
             }
+            let (x, at_edge) = minimize(&vol, lo, hi, 4, 14);
+            (!at_edge || (x <= r_lo * (1.0 + 1e-12)) || (x >= r_hi * (1.0 - 1e-12))).then_some(x)
+        });
+        match narrow {
+            Some(x) => x,
+            None if fine => minimize(&vol, r_lo, r_hi, 16, 20).0,
+            None => minimize(&vol, r_lo, r_hi, 8, 10).0,
         }
-        // Golden-section search in the bracket around the best sample.
-        let mut lo = r_lo + step * (best_k.saturating_sub(1)) as f64;
-        let mut hi = (r_lo + step * (best_k + 1) as f64).min(r_hi);
-        let g = 0.5 * (5f64.sqrt() - 1.0);
-        let mut x1 = hi - g * (hi - lo);
-        let mut x2 = lo + g * (hi - lo);
-        let (mut f1, mut f2) = (vol(x1), vol(x2));
-        let iters = if fine { 30 } else { 10 };
-        for _ in 0..iters {
-            if f1 <= f2 {
-                hi = x2;
-                x2 = x1;
-                f2 = f1;
-                x1 = hi - g * (hi - lo);
-                f1 = vol(x1);
-            } else {
-                lo = x1;
-                x1 = x2;
-                f1 = f2;
-                x2 = lo + g * (hi - lo);
-                f2 = vol(x2);
-            }
-        }
-        let (xm, fm) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
-        if fm < best.1 { xm } else { best.0 }
     };
     let (ta, tb) = ends(best_r);
     let (ta, tb) = if tb >= ta {
@@ -306,7 +334,7 @@ pub fn fit_capsule_with(
     );
     let mut scored: Vec<(f64, V3)> = axes
         .iter()
-        .map(|&d| (fit_axis(&p, d, headroom, false).volume, d))
+        .map(|&d| (fit_axis(&p, d, headroom, false, None).volume, d))
         .collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0));
     // Refine the best few distinct starting axes.
@@ -332,13 +360,13 @@ pub fn fit_capsule_with(
     }
     // The chosen axis, fitted on every point.
     let all = Prepared::new(points);
-    Some(fit_axis(&all, axis, headroom, true).cap)
+    Some(fit_axis(&all, axis, headroom, true, Some(fit.cap.radius - headroom)).cap)
 }
 
 /// Pattern search over the axis direction, shrinking the step on failure.
 fn refine(p: &Prepared, d0: V3, headroom: f64) -> (AxisFit, V3) {
     let mut d = d0;
-    let mut cur = fit_axis(p, d, headroom, true);
+    let mut cur = fit_axis(p, d, headroom, true, None);
     let mut step = 0.05;
     while step > 3e-4 {
         let (e1, e2) = v3::orthonormal_basis(d);
@@ -346,7 +374,7 @@ fn refine(p: &Prepared, d0: V3, headroom: f64) -> (AxisFit, V3) {
         for (axis, sign) in [(e1, 1.0), (e1, -1.0), (e2, 1.0), (e2, -1.0)] {
             let r = v3::axis_angle(axis, sign * step);
             let nd = v3::normalize(v3::mul(&r, d)).unwrap_or(d);
-            let f = fit_axis(p, nd, headroom, true);
+            let f = fit_axis(p, nd, headroom, true, Some(cur.cap.radius - headroom));
             if f.volume < cur.volume * (1.0 - 1e-12) {
                 cur = f;
                 d = nd;
