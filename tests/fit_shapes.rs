@@ -777,8 +777,11 @@ proptest! {
             prop_assert!(c.metrics.mean_protrusion_m.is_finite());
             prop_assert!(c.metrics.vol_ratio.is_none_or(|v| v.is_finite()));
         }
-        let t = fit_tight(&m, 1, &opts).unwrap();
-        assert_on_grid(&t.primitives);
-        assert_vertices_inside(&m, &t.primitives, opts.headroom - 1e-9);
+        for slabs in [1, 2] {
+            let t = fit_tight(&m, slabs, &opts).unwrap();
+            assert_on_grid(&t.primitives);
+            assert_vertices_inside(&m, &t.primitives, opts.headroom - 1e-9);
+            prove(&m, &t.primitives, None).unwrap();
+        }
     }
 }

@@ -292,6 +292,13 @@ impl<'a> Context<'a> {
     ) -> Result<(Candidate, Proof), FitError> {
         proof::check_written(&primitives)?;
         let mut p = prove(self.mesh, &primitives, cuts.as_ref())?;
+        // Every construction keeps the headroom; a shortfall is a fitter bug.
+        if p.min_margin_m < self.opts.headroom * (1.0 - 1e-9) {
+            return Err(FitError::Internal(format!(
+                "{kind}: achieved margin {:.6e} m is below the headroom {} m",
+                p.min_margin_m, self.opts.headroom
+            )));
+        }
         p.min_margin_m = floor4(p.min_margin_m);
         p.min_piece_margin_m = floor4(p.min_piece_margin_m);
         let m = metrics::measure(

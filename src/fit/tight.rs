@@ -66,14 +66,17 @@ pub(super) fn tight_piece(
     let base: Vec<V3> = dop26::DIRS.iter().map(|u| v3::mul(&frame, *u)).collect();
     let max = opts.max_hull_vertices;
 
-    // Round, deduplicate, and check against every point of the piece.
+    // Round, deduplicate, and check every point of the piece keeps the
+    // headroom (the constructions guarantee it; this guards against a hull
+    // routine's numerical failure, falling back to the next construction).
+    let need = h * (1.0 - 1e-9);
     let finish = |w: Vec<V3>| -> Option<(Vec<V3>, f64)> {
         let w = hull::dedup_points(&w.into_iter().map(rounding::round4_v).collect::<Vec<_>>());
         if w.len() > max {
             return None;
         }
         let planes = HullPlanes::new(&w).ok()?;
-        if !points.iter().all(|p| planes.depth(*p) >= 0.0) {
+        if !points.iter().all(|p| planes.depth(*p) >= need) {
             return None;
         }
         let excess = polytope::max_excess(&w, &exact.points, dirs);
