@@ -151,7 +151,9 @@ fn bench(c: &mut Criterion) {
                 let mut cuts = Cuts::equal(axis, lo, hi, k);
                 let caps: Vec<_> = chain::slab_points_nonempty(&mesh, &mut cuts)
                     .iter()
-                    .map(|pts| capsule::fit_capsule(pts, h, &[axis]).unwrap())
+                    .map(|pts| {
+                        capsule::fit_capsule_with(pts, h, &[axis], &fit::CHAIN_SEARCH).unwrap()
+                    })
                     .collect();
                 caps
             })

@@ -621,6 +621,31 @@ fn proof_catches_dop_and_box_violations() {
 }
 
 #[test]
+fn evaluate_existing_primitives() {
+    // A hand-written box around a fitted cube: measured like a fit's candidate.
+    let m = box_mesh([-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]);
+    let prims = vec![Primitive::Box(fit::BoxPrim {
+        center: [0.0; 3],
+        rpy: [0.0; 3],
+        half_extents: [0.6; 3],
+    })];
+    let (metrics, proof) = fit::evaluate(&m, &prims, None, &FitOptions::default()).unwrap();
+    // 0.6 - 0.5 is 0.0999999... in f64: the margin is rounded down.
+    assert_eq!(proof.min_margin_m, 0.0999);
+    assert_eq!(metrics.vol_ratio, Some(fit::round4(1.2f64.powi(3))));
+    assert_eq!(metrics.max_protrusion_m, fit::round4(0.1 * 3f64.sqrt()));
+    let loose = fit::evaluate(&m, &prims, None, &FitOptions::default())
+        .unwrap()
+        .0
+        .mean_protrusion_m;
+    let fitted = fit_link(&m, &FitOptions::default())
+        .unwrap()
+        .metrics
+        .mean_protrusion_m;
+    assert!(loose > fitted + 0.0001, "{loose} vs {fitted}");
+}
+
+#[test]
 fn proof_catches_a_chain_gap_at_the_seam() {
     let m = box_mesh([0.0, 0.0, 0.0], [1.0, 0.1, 0.1]);
     // Two capsules that hold every vertex but leave the middle of the long

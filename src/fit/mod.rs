@@ -324,7 +324,7 @@ impl<'a> Context<'a> {
 
 /// The search budget of a chain's capsules (a chain has up to three of them,
 /// each on a piece whose axis is known to be near the chain's).
-const CHAIN_SEARCH: capsule::Search = capsule::Search {
+pub const CHAIN_SEARCH: capsule::Search = capsule::Search {
     scan: 48,
     starts: 2,
     coreset: 256,
@@ -419,6 +419,33 @@ pub fn fit_link(mesh: &TriMesh, opts: &FitOptions) -> Result<LinkFit, FitError> 
         tight: Vec::new(),
         notes,
     })
+}
+
+/// Proof and metrics of primitives that were not fitted here, e.g. parsed
+/// from an existing manifest: the loosening guard compares their mean
+/// protrusion with a new fit's, and `verify` re-checks containment. Same
+/// figures as a fit's (4 decimals, margins rounded down); no headroom is
+/// required, only containment. `cuts` as in [`prove`].
+pub fn evaluate(
+    mesh: &TriMesh,
+    primitives: &[Primitive],
+    cuts: Option<&Cuts>,
+    opts: &FitOptions,
+) -> Result<(Metrics, Proof), FitError> {
+    let ctx = Context::new(mesh, opts)?;
+    let mut p = prove(mesh, primitives, cuts)?;
+    p.min_margin_m = floor4(p.min_margin_m);
+    p.min_piece_margin_m = floor4(p.min_piece_margin_m);
+    let m = metrics::measure(
+        primitives,
+        &ctx.dirs,
+        &ctx.hull_support,
+        ctx.hull.volume,
+        opts.mc_samples,
+        opts.seed,
+        p.min_margin_m,
+    );
+    Ok((m.written(), p))
 }
 
 /// Tight geometry for a link: box + 26-DOP + hull (at most 320 vertices), on
