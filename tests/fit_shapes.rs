@@ -294,13 +294,29 @@ fn long_cylinder_is_a_capsule_along_its_axis() {
     let ax = c.axis().unwrap();
     assert!(ax[2].abs() > 0.9999, "{ax:?}");
     assert!(c.radius >= 0.051 && c.radius <= 0.0525, "{}", c.radius);
+    assert_ne!(f.choice, Kind::Box);
+}
+
+#[test]
+fn capsule_shaped_link_chooses_the_capsule() {
+    // A true capsule (sphere split at the equator, halves 0.6 m apart): the
+    // capsule fits it to the headroom, chains cannot do better than 3 %.
+    let mut m = uv_sphere(0.05, 24, 48, [0.0; 3]);
+    for p in &mut m.vertices {
+        if p[2] > 0.0 {
+            p[2] += 0.6;
+        }
+    }
+    let m = transform(&m, [0.4, 0.1, -0.2], [0.1, 0.0, 0.3], [1.0, 1.0, 1.0]);
+    let f = fit_link(&m, &FitOptions::default()).unwrap();
+    check_all_candidates(&m, &f);
+    assert_eq!(f.choice, Kind::Capsule);
+    let Primitive::Capsule(c) = &f.primitives[0] else {
+        panic!()
+    };
     assert!(
-        matches!(
-            f.choice,
-            Kind::Capsule | Kind::CapsuleChain2 | Kind::CapsuleChain3
-        ),
-        "{}",
-        f.choice
+        c.radius <= 0.0512 && (v3::dist(c.a, c.b) - 0.6).abs() < 0.001,
+        "{c:?}"
     );
 }
 

@@ -360,7 +360,8 @@ fn chain_of(ctx: &Context, axis: V3, k: usize, extra: &[V3]) -> Option<(Vec<Prim
 /// Fits a link's candidates and picks one (module doc). Degenerate meshes (a
 /// point, a segment, a flat plate, a single triangle) are fitted too: the
 /// capsule and box then have headroom-sized radius or thickness, chains are
-/// skipped when the link has no length, and `vol_ratio` is `None`.
+/// skipped when the link is under 1 mm long along the capsule axis, and
+/// `vol_ratio` is `None` when the link hull has no volume.
 pub fn fit_link(mesh: &TriMesh, opts: &FitOptions) -> Result<LinkFit, FitError> {
     let ctx = Context::new(mesh, opts)?;
     let h = opts.headroom;
@@ -394,7 +395,7 @@ pub fn fit_link(mesh: &TriMesh, opts: &FitOptions) -> Result<LinkFit, FitError> 
                 proofs.push(p);
             }
             None => notes.push(format!(
-                "{kind}: skipped, the link has no length along the capsule axis"
+                "{kind}: skipped, the link is under 1 mm long along the capsule axis"
             )),
         }
     }
