@@ -294,13 +294,29 @@ fn long_cylinder_is_a_capsule_along_its_axis() {
     let ax = c.axis().unwrap();
     assert!(ax[2].abs() > 0.9999, "{ax:?}");
     assert!(c.radius >= 0.051 && c.radius <= 0.0525, "{}", c.radius);
+    assert_ne!(f.choice, Kind::Box);
+}
+
+#[test]
+fn capsule_shaped_link_chooses_the_capsule() {
+    // A true capsule (sphere split at the equator, halves 0.6 m apart): the
+    // capsule fits it to the headroom, chains cannot do better than 3 %.
+    let mut m = uv_sphere(0.05, 24, 48, [0.0; 3]);
+    for p in &mut m.vertices {
+        if p[2] > 0.0 {
+            p[2] += 0.6;
+        }
+    }
+    let m = transform(&m, [0.4, 0.1, -0.2], [0.1, 0.0, 0.3], [1.0, 1.0, 1.0]);
+    let f = fit_link(&m, &FitOptions::default()).unwrap();
+    check_all_candidates(&m, &f);
+    assert_eq!(f.choice, Kind::Capsule);
+    let Primitive::Capsule(c) = &f.primitives[0] else {
+        panic!()
+    };
     assert!(
-        matches!(
-            f.choice,
-            Kind::Capsule | Kind::CapsuleChain2 | Kind::CapsuleChain3
-        ),
-        "{}",
-        f.choice
+        c.radius <= 0.0512 && (v3::dist(c.a, c.b) - 0.6).abs() < 0.001,
+        "{c:?}"
     );
 }
 
@@ -372,8 +388,14 @@ fn mirrored_mesh_fits_like_the_original() {
     check_all_candidates(&mirrored, &b);
     for (x, y) in a.candidates.iter().zip(&b.candidates) {
         assert_eq!(x.kind, y.kind);
+        // The searches are local (non-convex problems) and their direction
+        // sets are not mirror-symmetric, so allow 5 % between the two.
         let (mx, my) = (x.metrics.mean_protrusion_m, y.metrics.mean_protrusion_m);
-        assert!((mx - my).abs() <= 0.0003, "{}: {mx} vs {my}", x.kind);
+        assert!(
+            (mx - my).abs() <= 0.05 * mx.max(my) + 1e-4,
+            "{}: {mx} vs {my}",
+            x.kind
+        );
     }
     let t = fit_tight(&mirrored, 1, &opts).unwrap();
     assert_vertices_inside(&mirrored, &t.primitives, 0.001 - 1e-9);
@@ -615,6 +637,31 @@ fn proof_catches_dop_and_box_violations() {
 }
 
 #[test]
+fn evaluate_existing_primitives() {
+    // A hand-written box around a fitted cube: measured like a fit's candidate.
+    let m = box_mesh([-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]);
+    let prims = vec![Primitive::Box(fit::BoxPrim {
+        center: [0.0; 3],
+        rpy: [0.0; 3],
+        half_extents: [0.6; 3],
+    })];
+    let (metrics, proof) = fit::evaluate(&m, &prims, None, &FitOptions::default()).unwrap();
+    // 0.6 - 0.5 is 0.0999999... in f64: the margin is rounded down.
+    assert_eq!(proof.min_margin_m, 0.0999);
+    assert_eq!(metrics.vol_ratio, Some(fit::round4(1.2f64.powi(3))));
+    assert_eq!(metrics.max_protrusion_m, fit::round4(0.1 * 3f64.sqrt()));
+    let loose = fit::evaluate(&m, &prims, None, &FitOptions::default())
+        .unwrap()
+        .0
+        .mean_protrusion_m;
+    let fitted = fit_link(&m, &FitOptions::default())
+        .unwrap()
+        .metrics
+        .mean_protrusion_m;
+    assert!(loose > fitted + 0.0001, "{loose} vs {fitted}");
+}
+
+#[test]
 fn proof_catches_a_chain_gap_at_the_seam() {
     let m = box_mesh([0.0, 0.0, 0.0], [1.0, 0.1, 0.1]);
     // Two capsules that hold every vertex but leave the middle of the long
@@ -771,8 +818,11 @@ proptest! {
             prop_assert!(c.metrics.mean_protrusion_m.is_finite());
             prop_assert!(c.metrics.vol_ratio.is_none_or(|v| v.is_finite()));
         }
-        let t = fit_tight(&m, 1, &opts).unwrap();
-        assert_on_grid(&t.primitives);
-        assert_vertices_inside(&m, &t.primitives, opts.headroom - 1e-9);
+        for slabs in [1, 2] {
+            let t = fit_tight(&m, slabs, &opts).unwrap();
+            assert_on_grid(&t.primitives);
+            assert_vertices_inside(&m, &t.primitives, opts.headroom - 1e-9);
+            prove(&m, &t.primitives, None).unwrap();
+        }
     }
 }

@@ -35,7 +35,8 @@ pub struct FitOptions {
     pub headroom: f64,
     /// Directions of the protrusion metrics (Fibonacci sphere), default 1024.
     pub directions: usize,
-    /// Monte-Carlo samples for the volume of a union, default 200 000.
+    /// Monte-Carlo samples for the volume of a union, default 50 000 (split
+    /// over the primitives; see `metrics::union_volume`).
     pub mc_samples: usize,
     /// Monte-Carlo seed.
     pub seed: u64,
@@ -51,7 +52,7 @@ impl Default for FitOptions {
         FitOptions {
             headroom: 0.001,
             directions: 1024,
-            mc_samples: 200_000,
+            mc_samples: 50_000,
             seed: 0x5eed_c011_1de0_0001,
             max_hull_vertices: proof::MAX_HULL_VERTICES,
             tie_tolerance: 0.03,
@@ -219,8 +220,8 @@ impl Metrics {
 }
 
 /// One candidate: its written primitives, the slab cuts they were fitted on
-/// (chains and tight slabs; needed to re-run the clipped-triangle proof), and
-/// its metrics.
+/// (chains and tight slabs; needed to re-run the clipped-triangle proof; at 4
+/// decimals too, the normal not necessarily unit), and its metrics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     pub kind: Kind,
@@ -291,6 +292,13 @@ impl<'a> Context<'a> {
     ) -> Result<(Candidate, Proof), FitError> {
         proof::check_written(&primitives)?;
         let mut p = prove(self.mesh, &primitives, cuts.as_ref())?;
+        // Every construction keeps the headroom; a shortfall is a fitter bug.
+        if p.min_margin_m < self.opts.headroom * (1.0 - 1e-9) {
+            return Err(FitError::Internal(format!(
+                "{kind}: achieved margin {:.6e} m is below the headroom {} m",
+                p.min_margin_m, self.opts.headroom
+            )));
+        }
         p.min_margin_m = floor4(p.min_margin_m);
         p.min_piece_margin_m = floor4(p.min_piece_margin_m);
         let m = metrics::measure(
@@ -314,27 +322,36 @@ impl<'a> Context<'a> {
     }
 }
 
+/// The search budget of a chain's capsules (a chain has up to three of them,
+/// each on a piece whose axis is known to be near the chain's).
+pub const CHAIN_SEARCH: capsule::Search = capsule::Search {
+    scan: 48,
+    starts: 2,
+    coreset: 256,
+};
+
 /// Capsule chain of `k`: equal slabs along `axis`, one written capsule per
 /// non-empty slab piece. Empty slabs (a gap in the geometry) are merged away.
 fn chain_of(ctx: &Context, axis: V3, k: usize, extra: &[V3]) -> Option<(Vec<Primitive>, Cuts)> {
+    let normal = rounding::round4_v(axis);
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for p in &ctx.mesh.vertices {
-        let t = v3::dot(axis, *p);
+        let t = v3::dot(normal, *p);
         lo = lo.min(t);
         hi = hi.max(t);
     }
-    if hi - lo <= 1e-6 {
+    if hi - lo <= 1e-3 {
         return None;
     }
-    let mut cuts = Cuts::equal(axis, lo, hi, k);
+    let mut cuts = rounding::written_cuts(&Cuts::equal(normal, lo, hi, k))?;
     let pieces = chain::slab_points_nonempty(ctx.mesh, &mut cuts);
     let h = ctx.opts.headroom;
     let mut prims = Vec::with_capacity(pieces.len());
+    let mut axes = vec![axis];
+    axes.extend_from_slice(extra);
     for pts in &pieces {
-        let ph = Hull::new(pts);
-        let mut axes = vec![axis];
-        axes.extend_from_slice(extra);
-        let cap = capsule::fit_capsule(&ph.points, h, &axes)?;
+        // The search runs on the piece's directional coreset; no hull needed.
+        let cap = capsule::fit_capsule_with(pts, h, &axes, &CHAIN_SEARCH)?;
         prims.push(Primitive::Capsule(rounding::written_capsule(&cap, pts, h)));
     }
     Some((prims, cuts))
@@ -343,7 +360,8 @@ fn chain_of(ctx: &Context, axis: V3, k: usize, extra: &[V3]) -> Option<(Vec<Prim
 /// Fits a link's candidates and picks one (module doc). Degenerate meshes (a
 /// point, a segment, a flat plate, a single triangle) are fitted too: the
 /// capsule and box then have headroom-sized radius or thickness, chains are
-/// skipped when the link has no length, and `vol_ratio` is `None`.
+/// skipped when the link is under 1 mm long along the capsule axis, and
+/// `vol_ratio` is `None` when the link hull has no volume.
 pub fn fit_link(mesh: &TriMesh, opts: &FitOptions) -> Result<LinkFit, FitError> {
     let ctx = Context::new(mesh, opts)?;
     let h = opts.headroom;
@@ -358,7 +376,7 @@ pub fn fit_link(mesh: &TriMesh, opts: &FitOptions) -> Result<LinkFit, FitError> 
         v3::col(&bx.rot, 2),
     ];
     let mut extra: Vec<V3> = box_axes.to_vec();
-    extra.extend(obb::distinct_normals(&ctx.hull, 24));
+    extra.extend(obb::distinct_normals(&ctx.hull, 12));
     let cap = capsule::fit_capsule(&ctx.hull.points, h, &extra).ok_or(FitError::Empty)?;
     let written = rounding::written_capsule(&cap, &mesh.vertices, h);
     let (c, p) = ctx.candidate(Kind::Capsule, vec![Primitive::Capsule(written)], None)?;
@@ -377,7 +395,7 @@ pub fn fit_link(mesh: &TriMesh, opts: &FitOptions) -> Result<LinkFit, FitError> 
                 proofs.push(p);
             }
             None => notes.push(format!(
-                "{kind}: skipped, the link has no length along the capsule axis"
+                "{kind}: skipped, the link is under 1 mm long along the capsule axis"
             )),
         }
     }
@@ -404,6 +422,33 @@ pub fn fit_link(mesh: &TriMesh, opts: &FitOptions) -> Result<LinkFit, FitError> 
     })
 }
 
+/// Proof and metrics of primitives that were not fitted here, e.g. parsed
+/// from an existing manifest: the loosening guard compares their mean
+/// protrusion with a new fit's, and `verify` re-checks containment. Same
+/// figures as a fit's (4 decimals, margins rounded down); no headroom is
+/// required, only containment. `cuts` as in [`prove`].
+pub fn evaluate(
+    mesh: &TriMesh,
+    primitives: &[Primitive],
+    cuts: Option<&Cuts>,
+    opts: &FitOptions,
+) -> Result<(Metrics, Proof), FitError> {
+    let ctx = Context::new(mesh, opts)?;
+    let mut p = prove(mesh, primitives, cuts)?;
+    p.min_margin_m = floor4(p.min_margin_m);
+    p.min_piece_margin_m = floor4(p.min_piece_margin_m);
+    let m = metrics::measure(
+        primitives,
+        &ctx.dirs,
+        &ctx.hull_support,
+        ctx.hull.volume,
+        opts.mc_samples,
+        opts.seed,
+        p.min_margin_m,
+    );
+    Ok((m.written(), p))
+}
+
 /// Tight geometry for a link: box + 26-DOP + hull (at most 320 vertices), on
 /// the whole link (`slabs == 1`) or on `slabs` pieces cut at the planes of
 /// least total hull volume (see [`tight`]). Proven: mesh within hull within
@@ -423,7 +468,7 @@ pub fn fit_tight(mesh: &TriMesh, slabs: usize, opts: &FitOptions) -> Result<Link
             v3::col(&bx.rot, 1),
             v3::col(&bx.rot, 2),
         ];
-        match tight::best_cuts(mesh, axes, slabs) {
+        match tight::best_cuts(mesh, axes, slabs).and_then(|c| rounding::written_cuts(&c)) {
             Some(mut c) => {
                 let p = chain::slab_points_nonempty(mesh, &mut c);
                 if p.len() < slabs {

@@ -16,6 +16,7 @@
 //!   hull still holds the truth with `headroom`.
 
 use crate::geom::capsule::{self, Capsule};
+use crate::geom::chain::Cuts;
 use crate::geom::dop26;
 use crate::geom::obb;
 use crate::geom::v3::{self, M3, V3};
@@ -82,6 +83,22 @@ impl BoxPrim {
 pub fn rounded_frame(rot: &M3) -> (V3, M3) {
     let rpy = round4_v(v3::matrix_to_rpy(rot));
     (rpy, v3::rpy_to_matrix(rpy))
+}
+
+/// Slab cuts at 4 decimals: normal components and offsets rounded, so a fit
+/// carries only written values (the normal need not be unit; a plane is
+/// `normal . x = offset` all the same). Fits split their pieces with the
+/// rounded cuts. `None` when rounding collapses the normal or two offsets.
+pub fn written_cuts(c: &Cuts) -> Option<Cuts> {
+    let normal = round4_v(c.normal);
+    if v3::norm(normal) < 0.5 {
+        return None;
+    }
+    let offsets: Vec<f64> = c.offsets.iter().map(|o| round4(*o)).collect();
+    if offsets.windows(2).any(|w| w[1] <= w[0]) {
+        return None;
+    }
+    Some(Cuts { normal, offsets })
 }
 
 /// Written capsule: ends rounded, radius re-derived from every point of `points`

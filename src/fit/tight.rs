@@ -19,7 +19,10 @@
 //! two grid planes (vertices between them plus the surface's cross-sections
 //! at both planes); a dynamic programme picks the N - 1 planes of least total
 //! hull volume; the best axis wins (ties to the longer), and each plane is then
-//! refined by a shrinking local search on the exact pieces.
+//! refined by a shrinking local search (two halvings of half a grid step) on
+//! the split pieces. Volumes in the search are those of the pieces' support
+//! points in 128 directions (a consistent slight underestimate), which makes
+//! the whole search cost a few hull computations on at most 128 points each.
 
 use super::rounding::{self, BoxPrim, ROUND_SLACK};
 use super::{FitError, FitOptions, TightBox};
@@ -28,7 +31,7 @@ use crate::geom::containment::HullPlanes;
 use crate::geom::hull::{self, Hull};
 use crate::geom::mesh::TriMesh;
 use crate::geom::v3::{self, V3};
-use crate::geom::{dop26, obb, polytope};
+use crate::geom::{dop26, obb, polytope, support};
 
 /// Per-slab facts of a tight fit, for the report.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,14 +66,17 @@ pub(super) fn tight_piece(
     let base: Vec<V3> = dop26::DIRS.iter().map(|u| v3::mul(&frame, *u)).collect();
     let max = opts.max_hull_vertices;
 
-    // Round, deduplicate, and check against every point of the piece.
+    // Round, deduplicate, and check every point of the piece keeps the
+    // headroom (the constructions guarantee it; this guards against a hull
+    // routine's numerical failure, falling back to the next construction).
+    let need = h * (1.0 - 1e-9);
     let finish = |w: Vec<V3>| -> Option<(Vec<V3>, f64)> {
         let w = hull::dedup_points(&w.into_iter().map(rounding::round4_v).collect::<Vec<_>>());
         if w.len() > max {
             return None;
         }
         let planes = HullPlanes::new(&w).ok()?;
-        if !points.iter().all(|p| planes.depth(*p) >= 0.0) {
+        if !points.iter().all(|p| planes.depth(*p) >= need) {
             return None;
         }
         let excess = polytope::max_excess(&w, &exact.points, dirs);
@@ -120,19 +126,73 @@ pub(super) fn tight_piece(
     ))
 }
 
-/// Total exact hull volume of the slab pieces for `cuts`.
-fn pieces_volume(mesh: &TriMesh, cuts: &Cuts) -> f64 {
+/// Directions of the support-point sets the cut search measures volumes on.
+const SEARCH_DIRS: usize = 128;
+
+/// For each search direction, the support value and point of a set (a
+/// directional coreset that can be merged in O(directions)).
+#[derive(Clone)]
+struct SupportSet(Vec<(f64, V3)>);
+
+impl SupportSet {
+    fn empty(k: usize) -> Self {
+        SupportSet(vec![(f64::NEG_INFINITY, [0.0; 3]); k])
+    }
+    fn add(&mut self, dirs: &[V3], p: V3) {
+        for (b, u) in self.0.iter_mut().zip(dirs) {
+            let s = v3::dot(*u, p);
+            if s > b.0 {
+                *b = (s, p);
+            }
+        }
+    }
+    fn merge(&mut self, o: &SupportSet) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            if b.0 > a.0 {
+                *a = *b;
+            }
+        }
+    }
+    /// Hull volume of the support points (a slight underestimate of the
+    /// set's hull volume, consistent across candidate cuts).
+    fn volume(&self) -> f64 {
+        let pts: Vec<V3> = self
+            .0
+            .iter()
+            .filter(|b| b.0.is_finite())
+            .map(|b| b.1)
+            .collect();
+        Hull::new(&pts).volume
+    }
+}
+
+/// Total hull volume (support-set estimate) of the slab pieces for `cuts`.
+fn pieces_volume(mesh: &TriMesh, cuts: &Cuts, dirs: &[V3]) -> f64 {
     chain::slab_points(mesh, cuts)
         .iter()
-        .map(|p| Hull::new(p).volume)
+        .map(|pts| {
+            let mut s = SupportSet::empty(dirs.len());
+            for p in pts {
+                s.add(dirs, *p);
+            }
+            s.volume()
+        })
         .sum()
 }
 
 const GRID: usize = 16;
 
 /// Least total hull volume over cuts on the grid along `axis`, by dynamic
-/// programming on precomputed piece volumes. Returns (volume, cut offsets).
-fn grid_cuts(mesh: &TriMesh, axis: V3, n: usize, tmin: f64, tmax: f64) -> (f64, Vec<f64>) {
+/// programming on piece volumes. Returns (volume, cut offsets).
+fn grid_cuts(
+    mesh: &TriMesh,
+    axis: V3,
+    n: usize,
+    tmin: f64,
+    tmax: f64,
+    dirs: &[V3],
+) -> (f64, Vec<f64>) {
+    let k = dirs.len();
     let step = (tmax - tmin) / GRID as f64;
     let plane = |g: usize| {
         if g == GRID {
@@ -141,23 +201,22 @@ fn grid_cuts(mesh: &TriMesh, axis: V3, n: usize, tmin: f64, tmax: f64) -> (f64, 
             tmin + step * g as f64
         }
     };
-    // Hull vertices of the mesh vertices in each bin.
-    let mut bins: Vec<Vec<V3>> = vec![Vec::new(); GRID];
+    // Support sets of the mesh vertices in each bin.
+    let mut bins = vec![SupportSet::empty(k); GRID];
     for p in &mesh.vertices {
         let b = (((v3::dot(axis, *p) - tmin) / step).floor().max(0.0) as usize).min(GRID - 1);
-        bins[b].push(*p);
+        bins[b].add(dirs, *p);
     }
-    let bins: Vec<Vec<V3>> = bins.iter().map(|b| Hull::new(b).points).collect();
-    // Cross-sections of the surface at each interior grid plane.
-    let mut sections: Vec<Vec<V3>> = vec![Vec::new(); GRID + 1];
+    // Support sets of the surface's cross-sections at each interior grid plane.
+    let mut sections = vec![SupportSet::empty(k); GRID + 1];
     for t in &mesh.triangles {
         let tri = [
             mesh.vertices[t[0] as usize],
             mesh.vertices[t[1] as usize],
             mesh.vertices[t[2] as usize],
         ];
-        for k in 0..3 {
-            let (p, q) = (tri[k], tri[(k + 1) % 3]);
+        for e in 0..3 {
+            let (p, q) = (tri[e], tri[(e + 1) % 3]);
             let (tp, tq) = (v3::dot(axis, p), v3::dot(axis, q));
             let (lo, hi) = (tp.min(tq), tp.max(tq));
             let g0 = (((lo - tmin) / step).floor().max(0.0) as usize + 1).min(GRID);
@@ -167,24 +226,20 @@ fn grid_cuts(mesh: &TriMesh, axis: V3, n: usize, tmin: f64, tmax: f64) -> (f64, 
                     break;
                 }
                 if c > lo {
-                    let s = (c - tp) / (tq - tp);
-                    section.push(v3::lerp(p, q, s));
+                    section.add(dirs, v3::lerp(p, q, (c - tp) / (tq - tp)));
                 }
             }
         }
     }
-    let sections: Vec<Vec<V3>> = sections.iter().map(|s| Hull::new(s).points).collect();
     // cost[i][j]: hull volume of the piece between grid planes i < j.
     let mut cost = vec![vec![f64::INFINITY; GRID + 1]; GRID + 1];
     for i in 0..GRID {
-        let mut acc: Vec<V3> = Vec::new();
+        let mut acc = sections[i].clone();
         for j in i + 1..=GRID {
-            acc.extend_from_slice(&bins[j - 1]);
-            acc = Hull::new(&acc).points;
-            let mut pts = acc.clone();
-            pts.extend_from_slice(&sections[i]);
-            pts.extend_from_slice(&sections[j]);
-            cost[i][j] = Hull::new(&pts).volume;
+            acc.merge(&bins[j - 1]);
+            let mut piece = acc.clone();
+            piece.merge(&sections[j]);
+            cost[i][j] = piece.volume();
         }
     }
     // best[k][j]: least volume of k pieces covering planes 0..j; from[k][j] the previous plane.
@@ -230,12 +285,13 @@ pub(super) fn best_cuts(mesh: &TriMesh, axes: [V3; 3], n: usize) -> Option<Cuts>
         })
         .collect();
     ranked.sort_by(|x, y| y.0.total_cmp(&x.0));
+    let dirs = support::fibonacci_directions(SEARCH_DIRS);
     let mut best: Option<(f64, Cuts, f64)> = None;
     for (len, axis, lo, hi) in ranked {
         if len <= 1e-6 {
             continue;
         }
-        let (vol, offsets) = grid_cuts(mesh, axis, n, lo, hi);
+        let (vol, offsets) = grid_cuts(mesh, axis, n, lo, hi, &dirs);
         if offsets.len() + 1 != n {
             continue;
         }
@@ -252,9 +308,9 @@ pub(super) fn best_cuts(mesh: &TriMesh, axes: [V3; 3], n: usize) -> Option<Cuts>
     }
     let (_, mut cuts, step) = best?;
     // Local refinement on the exact pieces.
-    let mut cur = pieces_volume(mesh, &cuts);
+    let mut cur = pieces_volume(mesh, &cuts, &dirs);
     let mut delta = step / 2.0;
-    for _ in 0..3 {
+    for _ in 0..2 {
         for k in 0..cuts.offsets.len() {
             for sign in [-1.0, 1.0] {
                 let mut c = cuts.clone();
@@ -268,7 +324,7 @@ pub(super) fn best_cuts(mesh: &TriMesh, axes: [V3; 3], n: usize) -> Option<Cuts>
                 if !(c.offsets[k] > lo && c.offsets[k] < hi) {
                     continue;
                 }
-                let v = pieces_volume(mesh, &c);
+                let v = pieces_volume(mesh, &c, &dirs);
                 if v < cur * (1.0 - 1e-9) {
                     cur = v;
                     cuts = c;

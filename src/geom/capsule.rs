@@ -148,7 +148,57 @@ fn circle3(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> ([f64; 2], f64) {
 
 /// Capsule along axis `d` (unit) holding every point with `headroom`,
 /// radius/length chosen for least volume. `fine` selects a finer 1D search.
-fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool) -> AxisFit {
+/// Minimises `f` on `[lo, hi]`: `samples` uniform samples, then golden-section
+/// search in the bracket around the best one. Returns the argmin and whether
+/// the best sample was at an end of the interval.
+fn minimize(f: &dyn Fn(f64) -> f64, lo: f64, hi: f64, samples: usize, iters: usize) -> (f64, bool) {
+    let step = (hi - lo) / samples as f64;
+    let mut best = (lo, f(lo));
+    let mut best_k = 0usize;
+    for k in 1..=samples {
+        let r = if k == samples {
+            hi
+        } else {
+            lo + step * k as f64
+        };
+        let v = f(r);
+        if v < best.1 {
+            best = (r, v);
+            best_k = k;
+        }
+    }
+    let mut a = lo + step * best_k.saturating_sub(1) as f64;
+    let mut b = (lo + step * (best_k + 1) as f64).min(hi);
+    let g = 0.5 * (5f64.sqrt() - 1.0);
+    let mut x1 = b - g * (b - a);
+    let mut x2 = a + g * (b - a);
+    let (mut f1, mut f2) = (f(x1), f(x2));
+    for _ in 0..iters {
+        if f1 <= f2 {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            f1 = f(x1);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            f2 = f(x2);
+        }
+    }
+    let (xm, fm) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
+    let at_edge = best_k == 0 || best_k == samples;
+    if fm < best.1 {
+        (xm, at_edge)
+    } else {
+        (best.0, at_edge)
+    }
+}
+
+/// `hint`: the effective radius of a nearby axis's fit, to narrow the search.
+fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool, hint: Option<f64>) -> AxisFit {
     let (e1, e2) = v3::orthonormal_basis(d);
     let n = p.pts.len();
     let mut q = Vec::with_capacity(n);
@@ -192,43 +242,21 @@ fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool) -> AxisFit {
     let best_r = if r_hi - r_lo <= 1e-12 * r_hi.max(1e-9) {
         r_lo
     } else {
-        let samples = if fine { 24 } else { 10 };
-        let step = (r_hi - r_lo) / samples as f64;
-        let mut best = (r_lo, vol(r_lo));
-        let mut best_k: usize = 0;
-        for k in 1..=samples {
-            let r = r_lo + step * k as f64;
-            let v = vol(r);
-            if v < best.1 {
-                best = (r, v);
-                best_k = k;
+        // Near the previous axis the best radius moves little: search a
+        // narrow bracket first, the whole range if the optimum is at its edge.
+        let narrow = hint.and_then(|h| {
+            let (lo, hi) = ((h * 0.95).max(r_lo), (h * 1.05).min(r_hi));
+            if hi <= lo {
+                return None;
             }
+            let (x, at_edge) = minimize(&vol, lo, hi, 4, 14);
+            (!at_edge || (x <= r_lo * (1.0 + 1e-12)) || (x >= r_hi * (1.0 - 1e-12))).then_some(x)
+        });
+        match narrow {
+            Some(x) => x,
+            None if fine => minimize(&vol, r_lo, r_hi, 16, 20).0,
+            None => minimize(&vol, r_lo, r_hi, 8, 10).0,
         }
-        // Golden-section search in the bracket around the best sample.
-        let mut lo = r_lo + step * (best_k.saturating_sub(1)) as f64;
-        let mut hi = (r_lo + step * (best_k + 1) as f64).min(r_hi);
-        let g = 0.5 * (5f64.sqrt() - 1.0);
-        let mut x1 = hi - g * (hi - lo);
-        let mut x2 = lo + g * (hi - lo);
-        let (mut f1, mut f2) = (vol(x1), vol(x2));
-        let iters = if fine { 40 } else { 12 };
-        for _ in 0..iters {
-            if f1 <= f2 {
-                hi = x2;
-                x2 = x1;
-                f2 = f1;
-                x1 = hi - g * (hi - lo);
-                f1 = vol(x1);
-            } else {
-                lo = x1;
-                x1 = x2;
-                f1 = f2;
-                x2 = lo + g * (hi - lo);
-                f2 = vol(x2);
-            }
-        }
-        let (xm, fm) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
-        if fm < best.1 { xm } else { best.0 }
     };
     let (ta, tb) = ends(best_r);
     let (ta, tb) = if tb >= ta {
@@ -248,16 +276,51 @@ fn fit_axis(p: &Prepared, d: V3, headroom: f64, fine: bool) -> AxisFit {
     }
 }
 
+/// How hard [`fit_capsule_with`] searches.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Search {
+    /// Fibonacci directions over the sphere for the coarse axis scan (half of
+    /// them, one hemisphere, are tried).
+    pub scan: usize,
+    /// Best distinct axes refined by pattern search.
+    pub starts: usize,
+    /// Directions of the coreset the search runs on (see
+    /// [`crate::geom::hull::directional_coreset`]); the final axis is
+    /// re-fitted on every point.
+    pub coreset: usize,
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Search {
+            scan: 64,
+            starts: 2,
+            coreset: 512,
+        }
+    }
+}
+
 /// Minimum-volume capsule holding `points` with `headroom` (see module doc).
 /// `extra_axes` are further axis directions to try (need not be unit).
 /// Returns `None` only for an empty point set.
 pub fn fit_capsule(points: &[V3], headroom: f64, extra_axes: &[V3]) -> Option<Capsule> {
+    fit_capsule_with(points, headroom, extra_axes, &Search::default())
+}
+
+/// [`fit_capsule`] with an explicit search budget.
+pub fn fit_capsule_with(
+    points: &[V3],
+    headroom: f64,
+    extra_axes: &[V3],
+    search: &Search,
+) -> Option<Capsule> {
     if points.is_empty() {
         return None;
     }
-    let p = Prepared::new(points);
+    let core = super::hull::directional_coreset(points, search.coreset);
+    let p = Prepared::new(&core);
     let mut axes: Vec<V3> = Vec::new();
-    let (_, cov) = v3::mean_cov(points);
+    let (_, cov) = v3::mean_cov(&core);
     let (_, pca) = v3::sym_eigen(&cov);
     for k in 0..3 {
         axes.push(v3::col(&pca, k));
@@ -265,13 +328,13 @@ pub fn fit_capsule(points: &[V3], headroom: f64, extra_axes: &[V3]) -> Option<Ca
     axes.extend(extra_axes.iter().filter_map(|a| v3::normalize(*a)));
     // Upper hemisphere only: an axis and its opposite give the same capsule.
     axes.extend(
-        support::fibonacci_directions(64)
+        support::fibonacci_directions(search.scan)
             .into_iter()
             .filter(|d| d[2] >= 0.0),
     );
     let mut scored: Vec<(f64, V3)> = axes
         .iter()
-        .map(|&d| (fit_axis(&p, d, headroom, false).volume, d))
+        .map(|&d| (fit_axis(&p, d, headroom, false, None).volume, d))
         .collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0));
     // Refine the best few distinct starting axes.
@@ -280,32 +343,38 @@ pub fn fit_capsule(points: &[V3], headroom: f64, extra_axes: &[V3]) -> Option<Ca
         if starts.iter().all(|s| v3::dot(*s, *d).abs() < 0.995) {
             starts.push(*d);
         }
-        if starts.len() == 3 {
+        if starts.len() >= search.starts.max(1) {
             break;
         }
     }
-    let mut best: Option<AxisFit> = None;
+    let mut best: Option<(AxisFit, V3)> = None;
     for s in starts {
         let f = refine(&p, s, headroom);
-        if best.is_none_or(|b| f.volume < b.volume) {
+        if best.is_none_or(|b| f.0.volume < b.0.volume) {
             best = Some(f);
         }
     }
-    best.map(|b| b.cap)
+    let (fit, axis) = best?;
+    if core.len() == points.len() {
+        return Some(fit.cap);
+    }
+    // The chosen axis, fitted on every point.
+    let all = Prepared::new(points);
+    Some(fit_axis(&all, axis, headroom, true, Some(fit.cap.radius - headroom)).cap)
 }
 
 /// Pattern search over the axis direction, shrinking the step on failure.
-fn refine(p: &Prepared, d0: V3, headroom: f64) -> AxisFit {
+fn refine(p: &Prepared, d0: V3, headroom: f64) -> (AxisFit, V3) {
     let mut d = d0;
-    let mut cur = fit_axis(p, d, headroom, true);
-    let mut step = 0.08;
-    while step > 1e-4 {
+    let mut cur = fit_axis(p, d, headroom, true, None);
+    let mut step = 0.05;
+    while step > 3e-4 {
         let (e1, e2) = v3::orthonormal_basis(d);
         let mut improved = false;
         for (axis, sign) in [(e1, 1.0), (e1, -1.0), (e2, 1.0), (e2, -1.0)] {
             let r = v3::axis_angle(axis, sign * step);
             let nd = v3::normalize(v3::mul(&r, d)).unwrap_or(d);
-            let f = fit_axis(p, nd, headroom, true);
+            let f = fit_axis(p, nd, headroom, true, Some(cur.cap.radius - headroom));
             if f.volume < cur.volume * (1.0 - 1e-12) {
                 cur = f;
                 d = nd;
@@ -317,7 +386,7 @@ fn refine(p: &Prepared, d0: V3, headroom: f64) -> AxisFit {
             step *= 0.5;
         }
     }
-    cur
+    (cur, d)
 }
 
 #[cfg(test)]

@@ -6,8 +6,9 @@
 //! (for every distinct hull face normal, the best box with a face on that
 //! plane, by rotating calipers on the projected 2D hull, objective taken with
 //! the headroom included) when the hull has at most [`MAX_NORMALS`] distinct
-//! face normals; larger hulls try the normals of the largest faces. The
-//! edge-pair class is not enumerated: the best face-flush box and the
+//! face normals and at most 512 vertices. Larger hulls try the normals of the
+//! largest faces, scanned on a 512-direction coreset of the hull, the best 8
+//! re-evaluated exactly on every hull vertex. The edge-pair class is not enumerated: the best face-flush box and the
 //! principal-axes box are each refined by a local rotation search, which finds
 //! the edge-flush optimum when it lies near one of them. The result is always a
 //! valid enclosing box; only its volume can be above the global optimum.
@@ -18,6 +19,10 @@ use super::v3::{self, M3, V3};
 
 /// Face normals tried exhaustively; larger hulls keep the largest faces' normals.
 pub const MAX_NORMALS: usize = 400;
+/// Coreset directions the normal scan runs on when the hull is larger.
+const CORESET: usize = 512;
+/// Best normals of the coreset scan re-evaluated on every hull point.
+const RECHECK: usize = 8;
 
 /// An oriented box: `rot` columns are the box axes in the link frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -305,9 +310,19 @@ pub fn fit_obb(h: &Hull, headroom: f64) -> Option<Obb> {
     if normals.is_empty() {
         normals.push(v3::col(&pca, 2));
     }
+    // Scan every normal on the coreset, then re-evaluate the best few on
+    // every hull point (the coreset is the hull itself for small hulls).
+    let core = hull::directional_coreset(pts, CORESET);
+    let mut scan: Vec<(f64, usize)> = normals
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (best_for_normal(&core, *n, headroom).0, i))
+        .collect();
+    scan.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let mut best: Option<(f64, M3)> = None;
-    for n in &normals {
-        let (v, rot) = best_for_normal(pts, *n, headroom);
+    let recheck = if core.len() == pts.len() { 1 } else { RECHECK };
+    for &(_, i) in scan.iter().take(recheck) {
+        let (v, rot) = best_for_normal(pts, normals[i], headroom);
         if best.as_ref().is_none_or(|(bv, _)| v < *bv) {
             best = Some((v, rot));
         }

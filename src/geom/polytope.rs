@@ -308,8 +308,11 @@ pub fn outer_polytope(
         let mut nd = dirs.clone();
         let mut no = offs.clone();
         for &k in &added {
+            // The plane's offset is the exact support over every hull point:
+            // a sliver face's computed normal can be off enough that its own
+            // vertices are not the support (the pool offset only ranks).
             nd.push(pool[k].0);
-            no.push(pool[k].1 + pad);
+            no.push(h.support(pool[k].0) + pad);
         }
         match halfspace_vertices(&nd, &no, c) {
             Some(nv) if nv.len() <= max_vertices => {
