@@ -13,16 +13,14 @@ use rand_core::Rng;
 const BLOCK: usize = 4096;
 
 /// Support of the primitive set in direction `u`. A tight box counts as its
-/// box (the broad phase); its hull's figures are reported separately.
+/// hull: the kernel decides a tight pair on the hulls, the box only skips work.
 pub fn support(prims: &[Primitive], u: V3) -> f64 {
     prims
         .iter()
         .map(|p| match p {
             Primitive::Capsule(c) => c.support(u),
             Primitive::Box(b) => support::boxed(b.center, &b.rotation(), b.half_extents, u),
-            Primitive::TightBox(t) => {
-                support::boxed(t.bbox.center, &t.bbox.rotation(), t.bbox.half_extents, u)
-            }
+            Primitive::TightBox(t) => crate::geom::hull::support_points(&t.hull, u),
         })
         .fold(f64::NEG_INFINITY, f64::max)
 }
@@ -40,6 +38,8 @@ enum Shape {
         l: f64,
     },
     Box(V3, M3, V3),
+    /// A tight box's hull: its face planes, its volume, and its box to sample from.
+    Hull(containment::HullPlanes, f64, V3, M3, V3),
 }
 
 impl Shape {
@@ -60,7 +60,15 @@ impl Shape {
             }
             Primitive::Box(b) => Shape::Box(b.center, b.rotation(), b.half_extents),
             Primitive::TightBox(t) => {
-                Shape::Box(t.bbox.center, t.bbox.rotation(), t.bbox.half_extents)
+                let (c, rot, he) = (t.bbox.center, t.bbox.rotation(), t.bbox.half_extents);
+                match containment::HullPlanes::new(&t.hull) {
+                    Ok(planes) => {
+                        let volume = crate::geom::hull::Hull::new(&t.hull).volume;
+                        Shape::Hull(planes, volume, c, rot, he)
+                    }
+                    // A hull that cannot be rebuilt is measured as its box (never smaller).
+                    Err(_) => Shape::Box(c, rot, he),
+                }
             }
         }
     }
@@ -71,6 +79,7 @@ impl Shape {
                 pi * r * r * l + 4.0 / 3.0 * pi * r * r * r
             }
             Shape::Box(_, _, he) => 8.0 * he[0] * he[1] * he[2],
+            Shape::Hull(_, volume, ..) => *volume,
         }
     }
     fn contains(&self, p: V3) -> bool {
@@ -88,6 +97,7 @@ impl Shape {
                 v3::norm2(v3::axpy(ap, -t, ab)) <= r * r
             }
             Shape::Box(c, rot, he) => containment::box_depth(*c, rot, *he, p) >= 0.0,
+            Shape::Hull(planes, ..) => planes.depth(p) >= 0.0,
         }
     }
     /// A point of the shape from three uniform numbers in [0, 1), uniform
@@ -123,6 +133,16 @@ impl Shape {
                     he[2] * (2.0 * u[2] - 1.0),
                 ];
                 Some(v3::add(*c, v3::mul(rot, l)))
+            }
+            // Rejection from the box that holds the hull.
+            Shape::Hull(planes, _, c, rot, he) => {
+                let l = [
+                    he[0] * (2.0 * u[0] - 1.0),
+                    he[1] * (2.0 * u[1] - 1.0),
+                    he[2] * (2.0 * u[2] - 1.0),
+                ];
+                let p = v3::add(*c, v3::mul(rot, l));
+                (planes.depth(p) >= 0.0).then_some(p)
             }
         }
     }
