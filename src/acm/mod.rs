@@ -147,138 +147,106 @@ pub fn unexempted_kernel(m: &Manifest) -> Result<LoadedKernel> {
     Ok(k)
 }
 
-/// Decides every pair of links with geometry.
-pub fn decide_pairs(k: &LoadedKernel, margin: f64, budget: usize) -> Vec<PairResult> {
-    let model = &k.model;
-    let links = model.links();
-    let tree = LinkTree {
-        parent: links.iter().map(|l| l.parent).collect(),
-        fixed_to_parent: links
-            .iter()
-            .map(|l| l.joint.kind == JointKind::Fixed)
-            .collect(),
-        has_geometry: links.iter().map(|l| !l.primitives.is_empty()).collect(),
-    };
-    let adjacent = tree.adjacent_pairs();
-    let probe = always::DepthProbe::new(model);
-    let base: Vec<f64> = (0..model.dof())
-        .map(|d| {
-            let (lo, hi) = dof_range(model, d);
-            0.5 * (lo + hi)
-        })
-        .collect();
-    let is_tight = |l: usize| {
-        links[l]
-            .primitives
-            .iter()
-            .any(|p| matches!(p, Primitive::Tight(_)))
-    };
-    let pairs: Vec<(usize, (usize, usize))> =
-        model.checked_pairs().iter().copied().enumerate().collect();
-    pairs
-        .par_iter()
-        .map_init(
-            || model.workspace(),
-            |ws, &(pi, (a, b))| {
-                let (na, nb) = ordered(&k.link_names[a], &k.link_names[b]);
-                let verdict = decide(
-                    model,
-                    &probe,
-                    ws,
-                    pi,
-                    a,
-                    b,
-                    &adjacent,
-                    &base,
-                    margin,
-                    budget,
-                    is_tight(a) && is_tight(b),
-                    &k.dof_names,
-                );
-                PairResult {
-                    a: na,
-                    b: nb,
-                    verdict,
-                }
-            },
-        )
-        .collect()
-}
-
-#[allow(clippy::too_many_arguments)]
-fn decide(
-    model: &crate::kernel::Model,
-    probe: &always::DepthProbe,
-    ws: &mut crate::kernel::Workspace,
-    pi: usize,
-    a: usize,
-    b: usize,
-    adjacent: &[(usize, usize, Adjacency)],
-    base: &[f64],
+/// What deciding a pair needs, built once per manifest.
+pub struct PairDecider<'k> {
+    k: &'k LoadedKernel,
+    adjacent: Vec<(usize, usize, Adjacency)>,
+    probe: always::DepthProbe,
+    base: Vec<f64>,
     margin: f64,
     budget: usize,
-    both_tight: bool,
-    dof_names: &[String],
-) -> Verdict {
-    let links = model.links();
-    if let Some((_, _, how)) = adjacent
-        .iter()
-        .find(|&&(x, y, _)| (x, y) == (a.min(b), a.max(b)))
-    {
-        return Verdict::Adjacent(match how {
-            Adjacency::Rigid => "rigidly joined: fixed joints only".to_string(),
-            Adjacency::Joint => {
-                let chain = chain::PairChain::new(model, a, b);
-                let names: Vec<&str> = chain
-                    .path_joints
-                    .iter()
-                    .map(|&j| links[j].joint.name.as_str())
-                    .collect();
-                format!("joined by joint {}", names.join(", "))
-            }
-        });
-    }
-    let chain = chain::PairChain::new(model, a, b);
-    model.fk(base, ws);
-    // Two refined links are re-asked of their hulls by the kernel: never exempt them as always.
-    if !both_tight && let Some(c) = always::certify(model, probe, ws, a, b, &chain.path_joints) {
-        let place = if c.axes == 1 {
-            format!("on joint {} axis", c.joint)
-        } else {
-            format!("where {} joint axes meet", c.axes)
+}
+
+impl<'k> PairDecider<'k> {
+    pub fn new(k: &'k LoadedKernel, margin: f64, budget: usize) -> Self {
+        let model = &k.model;
+        let links = model.links();
+        let tree = LinkTree {
+            parent: links.iter().map(|l| l.parent).collect(),
+            fixed_to_parent: links.iter().map(|l| l.joint.kind == JointKind::Fixed).collect(),
+            has_geometry: links.iter().map(|l| !l.primitives.is_empty()).collect(),
         };
-        return Verdict::Always(format!(
-            "fixed point {place}, common ball {:.1} mm",
-            c.radius * 1e3
-        ));
-    }
-    match branch_and_bound(model, ws, pi, &chain, base, margin, budget) {
-        BoundOutcome::Never {
-            boxes,
-            min_lower_bound,
-        } => Verdict::Never(format!(
-            "branch and bound, {} boxes, min lower bound {:.1} mm",
-            thousands(boxes),
-            min_lower_bound * 1e3
-        )),
-        BoundOutcome::Reaches { q, distance, .. } => {
-            model.fk(&q, ws);
-            let overlap = witness::common_point(probe, ws, a, b).map(|(_, r)| r);
-            let named = dof_names.iter().cloned().zip(q).collect();
-            Verdict::Reaches {
-                q: named,
-                distance,
-                overlap,
-            }
+        let base = (0..model.dof())
+            .map(|d| {
+                let (lo, hi) = dof_range(model, d);
+                0.5 * (lo + hi)
+            })
+            .collect();
+        PairDecider {
+            k,
+            adjacent: tree.adjacent_pairs(),
+            probe: always::DepthProbe::new(model),
+            base,
+            margin,
+            budget,
         }
-        BoundOutcome::Unproven { boxes, closest, .. } => Verdict::Unproven { boxes, closest },
+    }
+
+    /// Checked pair index of links `a`, `b` (by name).
+    pub fn pair_index(&self, a: &str, b: &str) -> Option<usize> {
+        let (ia, ib) = (*self.k.link_index.get(a)?, *self.k.link_index.get(b)?);
+        self.k.model.checked_pairs().iter().position(|&(x, y)| (x, y) == (ia.min(ib), ia.max(ib)) || (x, y) == (ia, ib) || (y, x) == (ia, ib))
+    }
+
+    /// Decides every pair of links with geometry, in the kernel's pair order.
+    pub fn decide_all(&self) -> Vec<PairResult> {
+        let model = &self.k.model;
+        let pairs: Vec<usize> = (0..model.checked_pairs().len()).collect();
+        pairs.par_iter().map_init(|| model.workspace(), |ws, &pi| self.decide(ws, pi)).collect()
+    }
+
+    /// Decides checked pair `pi`.
+    pub fn decide(&self, ws: &mut crate::kernel::Workspace, pi: usize) -> PairResult {
+        let model = &self.k.model;
+        let links = model.links();
+        let (a, b) = model.checked_pairs()[pi];
+        let (na, nb) = ordered(&self.k.link_names[a], &self.k.link_names[b]);
+        let is_tight = |l: usize| links[l].primitives.iter().any(|p| matches!(p, Primitive::Tight(_)));
+        let verdict = self.verdict(ws, pi, a, b, is_tight(a) && is_tight(b));
+        PairResult { a: na, b: nb, verdict }
+    }
+
+    fn verdict(&self, ws: &mut crate::kernel::Workspace, pi: usize, a: usize, b: usize, both_tight: bool) -> Verdict {
+        let model = &self.k.model;
+        let links = model.links();
+        let chain = chain::PairChain::new(model, a, b);
+        if let Some((_, _, how)) = self.adjacent.iter().find(|&&(x, y, _)| (x, y) == (a.min(b), a.max(b))) {
+            return Verdict::Adjacent(match how {
+                Adjacency::Rigid => "rigidly joined: fixed joints only".to_string(),
+                Adjacency::Joint => {
+                    let names: Vec<&str> = chain.path_joints.iter().map(|&j| links[j].joint.name.as_str()).collect();
+                    format!("joined by joint {}", names.join(", "))
+                }
+            });
+        }
+        model.fk(&self.base, ws);
+        // Two refined links are re-asked of their hulls by the kernel: never exempt them as always.
+        if !both_tight && let Some(c) = always::certify(model, &self.probe, ws, a, b, &chain.path_joints) {
+            let place =
+                if c.axes == 1 { format!("on joint {} axis", c.joint) } else { format!("where {} joint axes meet", c.axes) };
+            return Verdict::Always(format!("fixed point {place}, common ball {:.1} mm", c.radius * 1e3));
+        }
+        match branch_and_bound(model, ws, pi, &chain, &self.base, self.margin, self.budget) {
+            BoundOutcome::Never { boxes, min_lower_bound } => Verdict::Never(format!(
+                "branch and bound, {} boxes, min lower bound {:.1} mm",
+                thousands(boxes),
+                min_lower_bound * 1e3
+            )),
+            BoundOutcome::Reaches { q, distance, .. } => {
+                model.fk(&q, ws);
+                let overlap = witness::common_point(&self.probe, ws, a, b).map(|(_, r)| r);
+                let named = self.k.dof_names.iter().cloned().zip(q).collect();
+                Verdict::Reaches { q: named, distance, overlap }
+            }
+            BoundOutcome::Unproven { boxes, closest, .. } => Verdict::Unproven { boxes, closest },
+        }
     }
 }
 
 /// Regenerates the ACM of `m` (its primitives, joints and margin), checking `srdf`'s rows.
 pub fn regenerate(m: &Manifest, srdf: Option<&Srdf>, options: &AcmOptions) -> Result<Regenerated> {
     let k = unexempted_kernel(m)?;
-    let pairs = decide_pairs(&k, m.margin_m, options.budget);
+    let pairs = PairDecider::new(&k, m.margin_m, options.budget).decide_all();
     let with_geometry = |name: &str| {
         k.link_index
             .get(name)

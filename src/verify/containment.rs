@@ -9,6 +9,14 @@ use crate::lower::convert::fit_primitive;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
+/// Proves one link's truth inside its written primitives.
+pub fn prove_link(link: &crate::io::manifest::Link, mesh: &TriMesh) -> Result<Proof> {
+    let prims: Vec<_> = link.primitives.iter().map(fit_primitive).collect();
+    fit::proof::check_written(&prims)
+        .and_then(|_| fit::prove(mesh, &prims, None))
+        .map_err(|e| Error::check(format!("link `{}`: containment proof failed: {e}", link.name)))
+}
+
 /// Proves every link; the achieved margin per link, or the first failure.
 pub fn prove_manifest(
     m: &Manifest,

@@ -1,0 +1,201 @@
+//! `collide verify`: every check a committed manifest must still pass.
+
+use super::kernel_load::load_kernel;
+use crate::acm::{PairDecider, Verdict, unexempted_kernel};
+use crate::error::{Error, Result};
+use crate::io::manifest::{self, Manifest};
+use crate::io::robot::{LoadOptions, load_robot};
+use crate::lower::{load_meshes, sha256_file, source_files, truths};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One failed check: what kind, about which link or pair, and the figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    pub check: &'static str,
+    pub subject: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Verified {
+    pub manifest: PathBuf,
+    pub robot: String,
+    pub violations: Vec<Violation>,
+    pub warnings: Vec<String>,
+    /// Least achieved containment margin over the links (m).
+    pub min_margin_m: Option<f64>,
+    pub links: usize,
+    pub acm_rows: usize,
+}
+
+pub struct VerifyOptions {
+    pub load: LoadOptions,
+    pub mesh_limits: crate::io::mesh::MeshLimits,
+    pub max_total_triangles: usize,
+    /// Boxes the branch and bound may use to re-prove one `never` row.
+    pub budget: usize,
+}
+
+/// The robot config a manifest was lowered from: `robot.yaml` beside it.
+pub fn config_beside(path: &Path) -> PathBuf {
+    path.with_file_name("robot.yaml")
+}
+
+fn violation(check: &'static str, subject: impl Into<String>, detail: impl Into<String>) -> Violation {
+    Violation { check, subject: subject.into(), detail: detail.into() }
+}
+
+/// Checks one manifest. Unreadable input (the manifest, its robot) is an error; failed
+/// checks are violations in the result.
+pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
+    let m = manifest::load_manifest(path)?;
+    let mut out = Verified {
+        manifest: path.to_path_buf(),
+        robot: m.robot.clone(),
+        violations: Vec::new(),
+        warnings: Vec::new(),
+        min_margin_m: None,
+        links: m.links.len(),
+        acm_rows: m.acm.len(),
+    };
+    let config = config_beside(path);
+    if !config.is_file() {
+        return Err(Error::at(path, None, format!("no robot config beside it ({} is missing)", config.display())));
+    }
+    let loaded = load_robot(&config, &options.load)?;
+
+    // Sources: the same files, byte for byte.
+    let recorded: BTreeMap<&str, &str> = m.sources.iter().map(|s| (s.path.as_str(), s.sha256.as_str())).collect();
+    let current = source_files(&loaded);
+    let mut stale = false;
+    for (given, file) in &current {
+        match recorded.get(given.as_str()) {
+            None => {
+                stale = true;
+                out.violations.push(violation("stale", given.clone(), "read now but not recorded; run `collide lower`"));
+            }
+            Some(&sha) => {
+                if sha256_file(file)? != sha {
+                    stale = true;
+                    out.violations.push(violation("stale", given.clone(), "changed since the manifest was written; run `collide lower`"));
+                }
+            }
+        }
+    }
+    for s in &m.sources {
+        if !current.iter().any(|(g, _)| g == &s.path) {
+            stale = true;
+            out.violations.push(violation("stale", s.path.clone(), "recorded but no longer read; run `collide lower`"));
+        }
+    }
+
+    // Containment on the written numbers, every link (skipped when sources changed:
+    // the truth is then not what was proven against).
+    if !stale {
+        let cache = load_meshes(&loaded.robot, &options.mesh_limits, options.max_total_triangles)?;
+        let truth: BTreeMap<String, _> = truths(&loaded.robot, &cache)?.into_iter().collect();
+        for name in truth.keys() {
+            if !m.links.iter().any(|l| &l.name == name) {
+                out.violations.push(violation("containment", name.clone(), "has geometry but no primitives"));
+            }
+        }
+        let proofs: Vec<_> = m
+            .links
+            .par_iter()
+            .map(|link| match truth.get(&link.name) {
+                None => Err(violation("containment", link.name.clone(), "has primitives but no geometry in the robot")),
+                Some(mesh) => super::containment::prove_link(link, mesh)
+                    .map_err(|e| violation("containment", link.name.clone(), e.message)),
+            })
+            .collect();
+        for p in proofs {
+            match p {
+                Ok(proof) => {
+                    out.min_margin_m = Some(out.min_margin_m.map_or(proof.min_margin_m, |v: f64| v.min(proof.min_margin_m)))
+                }
+                Err(v) => out.violations.push(v),
+            }
+        }
+    }
+
+    // The kernel loads it as written.
+    if let Err(e) = load_kernel(&m) {
+        out.violations.push(violation("kernel", m.robot.clone(), e.message));
+        return Ok(out);
+    }
+
+    // Every ACM row's proof still holds.
+    let open = unexempted_kernel(&m)?;
+    let decider = PairDecider::new(&open, m.margin_m, options.budget);
+    let rows: Vec<_> = m
+        .acm
+        .par_iter()
+        .map_init(
+            || open.model.workspace(),
+            |ws, row| {
+                if row.reason == "user" {
+                    return Ok(Some(format!("ACM row {} - {} is a user exemption without proof", row.a, row.b)));
+                }
+                let Some(pi) = decider.pair_index(&row.a, &row.b) else {
+                    // A pair with a link without primitives is never checked: nothing to prove.
+                    return Ok(None);
+                };
+                let now = decider.decide(ws, pi).verdict;
+                if now.category() == row.reason {
+                    Ok(None)
+                } else {
+                    Err(violation("acm", format!("{} - {}", row.a, row.b), format!(
+                        "recorded {} ({}), now {}",
+                        row.reason,
+                        row.proof,
+                        describe(&now)
+                    )))
+                }
+            },
+        )
+        .collect();
+    for r in rows {
+        match r {
+            Ok(Some(w)) => out.warnings.push(w),
+            Ok(None) => {}
+            Err(v) => out.violations.push(v),
+        }
+    }
+
+    // The rest pose gives the recorded verdict.
+    let (rest, _) = super::rest::check_rest(&m)?;
+    if rest.clear != m.rest_pose.clear || rest.min_distance_m != m.rest_pose.min_distance_m {
+        out.violations.push(violation(
+            "rest pose",
+            m.robot.clone(),
+            format!(
+                "recorded {} at {:.1} mm, now {} at {:.1} mm",
+                if m.rest_pose.clear { "clear" } else { "tripped" },
+                m.rest_pose.min_distance_m * 1e3,
+                if rest.clear { "clear" } else { "tripped" },
+                rest.min_distance_m * 1e3
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+fn describe(v: &Verdict) -> String {
+    match v {
+        Verdict::Reaches { distance, q, .. } => {
+            let q: Vec<String> = q.iter().map(|(n, x)| format!("{n}={x:.4}")).collect();
+            format!("can collide: {:.1} mm at {}", distance * 1e3, q.join(" "))
+        }
+        Verdict::Unproven { boxes, closest } => {
+            format!("unproven after {} boxes (closest {:.1} mm)", crate::acm::thousands(*boxes), closest * 1e3)
+        }
+        other => format!("{}", other.category()),
+    }
+}
+
+/// Whether a manifest's schema is what this build writes (for a clear message on old files).
+pub fn is_current(m: &Manifest) -> bool {
+    m.schema_version == manifest::SCHEMA_VERSION
+}
