@@ -17,7 +17,7 @@
 //! penetration depth.
 
 use super::shapes::Obb;
-use super::vec3::{V3, mul_mtv, sub};
+use super::vec3::{V3, mul_mtv, mul_mv, sub};
 
 /// Squared distance from the point `p` to the box `[−h, h]`.
 #[inline(always)]
@@ -108,6 +108,23 @@ pub fn box_capsule(b: &Obb, a: V3, c: V3, r: f64) -> f64 {
     let p1 = mul_mtv(&b.rot, sub(c, b.center));
     let (d2, _) = segment_box_sq(p0, sub(p1, p0), b.half);
     d2.sqrt() - r
+}
+
+/// [`box_capsule`] and the world direction from the box's nearest point towards the
+/// capsule core's nearest point (zero when the core meets the box): a GJK seed direction.
+#[inline]
+pub fn box_capsule_dir(b: &Obb, a: V3, c: V3, r: f64) -> (f64, V3) {
+    let p0 = mul_mtv(&b.rot, sub(a, b.center));
+    let p1 = mul_mtv(&b.rot, sub(c, b.center));
+    let u = sub(p1, p0);
+    let (d2, t) = segment_box_sq(p0, u, b.half);
+    let p = [p0[0] + t * u[0], p0[1] + t * u[1], p0[2] + t * u[2]];
+    let q = [
+        p[0].clamp(-b.half[0], b.half[0]),
+        p[1].clamp(-b.half[1], b.half[1]),
+        p[2].clamp(-b.half[2], b.half[2]),
+    ];
+    (d2.sqrt() - r, mul_mv(&b.rot, sub(p, q)))
 }
 
 #[cfg(test)]

@@ -269,6 +269,21 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
     warm: Option<&mut Witness>,
     max_iter: u32,
 ) -> GjkResult {
+    gjk_distance_tol(a, b, init_dir, warm, max_iter, TOL_ABS, TOL_REL)
+}
+
+/// [`gjk_distance`] with explicit convergence tolerances (`upper − lower <= tol_abs +
+/// tol_rel · upper`). The result is a lower bound whatever the tolerances.
+#[inline]
+pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
+    a: &A,
+    b: &B,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    max_iter: u32,
+    tol_abs: f64,
+    tol_rel: f64,
+) -> GjkResult {
     let mut s = Simplex {
         n: 0,
         p: [[0.0; 3]; 4],
@@ -322,7 +337,7 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
             break;
         }
         upper = vv.sqrt();
-        let tol = TOL_ABS + TOL_REL * upper;
+        let tol = tol_abs + tol_rel * upper;
         if upper - best_lb <= tol {
             converged = true;
             lower = best_lb;
