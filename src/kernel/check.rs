@@ -206,44 +206,9 @@ impl Model {
             ..
         } = ws;
         for (pi, &(la, lb)) in self.checked_pairs().iter().enumerate() {
-            let (s, e) = self.pair_ranges[pi];
-            let mut d = f64::INFINITY;
-            for pp in &self.prim_pairs[s as usize..e as usize] {
-                stats.prim_pairs += 1;
-                let (ia, ib) = (pp.a as usize, pp.b as usize);
-                let dc2 = norm2(sub(sphere_c[ia], sphere_c[ib]));
-                let reach = pp.rsum + threshold;
-                if dc2 > reach * reach {
-                    // Sphere gap > margin + band: skip, contribute the gap (a lower bound).
-                    stats.sphere_skipped += 1;
-                    let g = dc2.sqrt() - pp.rsum;
-                    if g < d {
-                        d = g;
-                    }
-                    continue;
-                }
-                // A pair that cannot lower the running minimum need not be refined.
-                if d.is_finite() {
-                    let r = pp.rsum + d;
-                    if r >= 0.0 && dc2 >= r * r {
-                        stats.sphere_skipped += 1;
-                        continue;
-                    }
-                }
-                stats.narrow += 1;
-                let w = if warm && pp.slot != u32::MAX {
-                    Some(&mut witness[pp.slot as usize])
-                } else {
-                    None
-                };
-                let v = self.narrow(ia, ib, world, link_pose, threshold, w);
-                if v.is_nan() || v < d {
-                    d = v;
-                }
-                if d.is_nan() {
-                    break;
-                }
-            }
+            let d = self.pair_value(
+                pi, link_pose, world, sphere_c, witness, warm, threshold, &mut stats,
+            );
             if want_all_pairs {
                 pair_dist[pi] = d;
             }
@@ -258,6 +223,78 @@ impl Model {
         }
         ws.stats = stats;
         res
+    }
+
+    /// One checked pair's value on the poses in `ws` (after [`Model::fk`]): the same
+    /// value [`Model::check_placed`] computes for it, a lower bound on the distance.
+    pub fn pair_distance(&self, pair: usize, ws: &mut Workspace) -> f64 {
+        let threshold = self.margin() + self.refine_band();
+        let mut stats = CheckStats::default();
+        let warm = ws.warm_start;
+        let Workspace {
+            link_pose,
+            world,
+            sphere_c,
+            witness,
+            ..
+        } = ws;
+        self.pair_value(
+            pair, link_pose, world, sphere_c, witness, warm, threshold, &mut stats,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pair_value(
+        &self,
+        pi: usize,
+        link_pose: &[Iso],
+        world: &[WorldPrim],
+        sphere_c: &[V3],
+        witness: &mut [Witness],
+        warm: bool,
+        threshold: f64,
+        stats: &mut CheckStats,
+    ) -> f64 {
+        let (s, e) = self.pair_ranges[pi];
+        let mut d = f64::INFINITY;
+        for pp in &self.prim_pairs[s as usize..e as usize] {
+            stats.prim_pairs += 1;
+            let (ia, ib) = (pp.a as usize, pp.b as usize);
+            let dc2 = norm2(sub(sphere_c[ia], sphere_c[ib]));
+            let reach = pp.rsum + threshold;
+            if dc2 > reach * reach {
+                // Sphere gap > margin + band: skip, contribute the gap (a lower bound).
+                stats.sphere_skipped += 1;
+                let g = dc2.sqrt() - pp.rsum;
+                if g < d {
+                    d = g;
+                }
+                continue;
+            }
+            // A pair that cannot lower the running minimum need not be refined.
+            if d.is_finite() {
+                let r = pp.rsum + d;
+                if r >= 0.0 && dc2 >= r * r {
+                    stats.sphere_skipped += 1;
+                    continue;
+                }
+            }
+            stats.narrow += 1;
+            let w = if warm && pp.slot != u32::MAX {
+                Some(&mut witness[pp.slot as usize])
+            } else {
+                None
+            };
+            let v = self.narrow(ia, ib, world, link_pose, threshold, w);
+            if v.is_nan() || v < d {
+                d = v;
+            }
+            if d.is_nan() {
+                break;
+            }
+        }
+        d
     }
 
     #[inline(always)]
