@@ -36,7 +36,7 @@ pub fn point_box_sq(p: V3, h: V3) -> f64 {
 /// with the minimising `t`.
 #[inline(always)]
 pub fn segment_box_sq(p0: V3, u: V3, h: V3) -> (f64, f64) {
-    let mut bp = [0.0f64; 6];
+    let mut bp = [0.0f64; 7];
     let mut n = 0usize;
     for i in 0..3 {
         if u[i] != 0.0 {
@@ -53,20 +53,13 @@ pub fn segment_box_sq(p0: V3, u: V3, h: V3) -> (f64, f64) {
             }
         }
     }
-    // Insertion sort of at most six values.
-    for k in 1..n {
-        let x = bp[k];
-        let mut j = k;
-        while j > 0 && bp[j - 1] > x {
-            bp[j] = bp[j - 1];
-            j -= 1;
-        }
-        bp[j] = x;
-    }
+    // At most six finite values (in (0, 1)); `sort_unstable_by` does not allocate.
+    bp[..n].sort_unstable_by(f64::total_cmp);
+    // Interval right ends: the sorted breakpoints, then 1.
+    bp[n] = 1.0;
     let mut lo = 0.0;
     let mut t_best = 1.0;
-    for k in 0..=n {
-        let hi = if k < n { bp[k] } else { 1.0 };
+    for &hi in &bp[..=n] {
         let mid = 0.5 * (lo + hi);
         // Quadratic on this interval: Σ_active (p0_i − s_i h_i + t u_i)²; slope/2 = qa·t + qb.
         let mut qa = 0.0;

@@ -33,10 +33,10 @@ impl Model {
         }
         // Link poses.
         let links = self.links();
-        for i in 0..links.len() {
+        for (i, link) in links.iter().enumerate() {
             let origin = &self.origins[i];
             let jv = ws.joint_value[i];
-            let j = &links[i].joint;
+            let j = &link.joint;
             let local = match j.kind {
                 super::model::JointKind::Fixed => *origin,
                 super::model::JointKind::Revolute | super::model::JointKind::Continuous => {
@@ -55,7 +55,7 @@ impl Model {
                     pos: add(origin.pos, mul_mv(&origin.rot, scale(self.axes[i], jv))),
                 },
             };
-            ws.link_pose[i] = match links[i].parent {
+            ws.link_pose[i] = match link.parent {
                 Some(p) => ws.link_pose[p].mul(&local),
                 None => local,
             };

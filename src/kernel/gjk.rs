@@ -132,7 +132,9 @@ impl Simplex {
         let mut best: Option<(f64, V3, TriKeep, [usize; 3])> = None;
         let vol = dot(sub(b, a), cross(sub(c, a), sub(d, a)));
         let scale_ = norm2(sub(b, a)).max(norm2(sub(c, a))).max(norm2(sub(d, a)));
-        let degenerate = !(vol.abs() > 1e-14 * scale_ * scale_.sqrt());
+        let thr = 1e-14 * scale_ * scale_.sqrt();
+        // NaN counts as degenerate (all faces are then examined).
+        let degenerate = vol.is_nan() || thr.is_nan() || vol.abs() <= thr;
         for (f, opp) in FACES {
             let (p0, p1, p2) = (pts[f[0]], pts[f[1]], pts[f[2]]);
             let n = cross(sub(p1, p0), sub(p2, p0));
@@ -304,7 +306,7 @@ pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
         s.n = warm_in.n as usize;
     } else {
         let mut d = init_dir;
-        if !(norm2(d) > 0.0) {
+        if norm2(d).is_nan() || norm2(d) <= 0.0 {
             d = [1.0, 0.0, 0.0];
         }
         let (w, ia, ib) = cso_support(a, b, d);

@@ -64,11 +64,9 @@ fn reduce(best: &[f64], bi: &[usize]) -> usize {
 pub fn argmax_dot(p: &HullPoints<'_>, d: V3) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
-        if p.x.len() >= 16 {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the feature was detected at run time.
-                return unsafe { x86::argmax_avx2_2pass(p.x, p.y, p.z, d) };
-            }
+        if p.x.len() >= 16 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the feature was detected at run time.
+            return unsafe { x86::argmax_avx2_2pass(p.x, p.y, p.z, d) };
         }
     }
     argmax_dot_scalar(p.x, p.y, p.z, d)
