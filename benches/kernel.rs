@@ -845,7 +845,7 @@ fn main() {
             )),
         },
         Row {
-            name: "tight–tight staged cold (stage 1 + GJK seeded by its axis), 152 v",
+            name: "tight–tight staged cold (stage 1, then GJK), 152 v",
             target: "≤ 800",
             kernel: ns_per_call(&hull_cold_q, k_staged),
             parry: Some((
