@@ -14,7 +14,8 @@ use super::vec3::{Iso, add, mul_mm, mul_mv, rot_axis_sc, scale, sub};
 impl Model {
     /// Forward kinematics for `q` (one value per [`Model::dof_joints`] entry) into `ws`.
     ///
-    /// Panics when `q.len() != self.dof()` or when `ws` was made for another model.
+    /// Panics when `q.len() != self.dof()` or when `ws` does not have this model's sizes
+    /// (a workspace made for another model).
     pub fn fk(&self, q: &[f64], ws: &mut Workspace) {
         assert_eq!(q.len(), self.dof(), "q has the wrong length");
         ws.assert_fits(self);

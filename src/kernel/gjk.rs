@@ -37,7 +37,8 @@ pub const TOL_ABS: f64 = 1e-10;
 pub const TOL_REL: f64 = 1e-12;
 
 /// The witness simplex of a previous query: ids of the support points on `A` and `B`.
-/// `n == 0` means empty (cold start).
+/// `n == 0` means empty (cold start). A witness is only meaningful for the same two solids
+/// (same vertex lists) it came from; ids from another pair may index out of range.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Witness {
     pub n: u8,
