@@ -79,7 +79,10 @@ fn run(m: &Model, qs: &[Vec<f64>], want_all: bool, warm: bool) -> (Vec<CheckResu
     (results, pair_sum)
 }
 
-fn bits(r: &[CheckResult]) -> Vec<(bool, Option<(usize, usize)>, u64, Option<(usize, usize)>)> {
+/// A check result with the minimum as raw bits, for bit-identity comparisons.
+type Verdict = (bool, Option<(usize, usize)>, u64, Option<(usize, usize)>);
+
+fn bits(r: &[CheckResult]) -> Vec<Verdict> {
     r.iter()
         .map(|c| {
             (

@@ -212,7 +212,7 @@ impl Model {
             if want_all_pairs {
                 pair_dist[pi] = d;
             }
-            if !(d > margin) && !res.tripped {
+            if (d.is_nan() || d <= margin) && !res.tripped {
                 res.tripped = true;
                 res.first_tripping_pair = Some((la, lb));
             }
@@ -302,6 +302,7 @@ impl Model {
         let p = &self.prims[prim];
         match &p.kind {
             PrimKind::Tight { dop, off, len, .. } => {
+                let dop = &self.dops[*dop as usize];
                 let pose = &link_pose[p.link];
                 TightPosed {
                     obb: *obb,
@@ -324,7 +325,7 @@ impl Model {
     #[inline(always)]
     fn box_dop(&self, prim: usize) -> &super::dop26::Dop26 {
         match &self.prims[prim].kind {
-            PrimKind::Box(_, d) => d,
+            PrimKind::Box(_, d) => &self.dops[*d as usize],
             _ => unreachable!("not a box primitive"),
         }
     }

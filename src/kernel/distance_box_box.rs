@@ -27,15 +27,16 @@
 
 use super::gjk::{MAX_ITER, Witness, gjk_distance};
 use super::shapes::Obb;
-use super::vec3::{V3, mul_mtm, mul_mtv, sub};
+use super::vec3::{V3, col, cross, dot, mul_mtm, mul_mtv, neg, norm, scale, sub};
 
 /// Cross-product axes shorter than this are skipped as (near-)parallel edge pairs.
 const PARALLEL_EPS: f64 = 1e-9;
 
 /// SAT over the 15 axes given `R = Aᵀ B` (B's axes in A's frame), `T` (centre offset in
-/// A's frame) and the half extents.
+/// A's frame) and the half extents. Returns the bound and the code of the axis attaining it
+/// (0–2: A's faces, 3–5: B's faces, 6 + 3i + j: a_i × b_j).
 #[inline(always)]
-fn sat15(r: &[[f64; 3]; 3], t: V3, ha: V3, hb: V3) -> f64 {
+fn sat15(r: &[[f64; 3]; 3], t: V3, ha: V3, hb: V3) -> (f64, u32) {
     let mut ar = [[0.0; 3]; 3];
     for i in 0..3 {
         for j in 0..3 {
@@ -43,18 +44,25 @@ fn sat15(r: &[[f64; 3]; 3], t: V3, ha: V3, hb: V3) -> f64 {
         }
     }
     let mut best = f64::NEG_INFINITY;
+    let mut code = 0u32;
     // A's face normals.
     for i in 0..3 {
         let rb = hb[0] * ar[i][0] + hb[1] * ar[i][1] + hb[2] * ar[i][2];
         let s = t[i].abs() - ha[i] - rb;
-        best = best.max(s);
+        if s > best {
+            best = s;
+            code = i as u32;
+        }
     }
     // B's face normals.
     for j in 0..3 {
         let ra = ha[0] * ar[0][j] + ha[1] * ar[1][j] + ha[2] * ar[2][j];
         let tp = t[0] * r[0][j] + t[1] * r[1][j] + t[2] * r[2][j];
         let s = tp.abs() - ra - hb[j];
-        best = best.max(s);
+        if s > best {
+            best = s;
+            code = 3 + j as u32;
+        }
     }
     // Edge–edge axes a_i × b_j.
     for i in 0..3 {
@@ -70,11 +78,32 @@ fn sat15(r: &[[f64; 3]; 3], t: V3, ha: V3, hb: V3) -> f64 {
                 let ra = ha[i1] * ar[i2][j] + ha[i2] * ar[i1][j];
                 let rb = hb[j1] * ar[i][j2] + hb[j2] * ar[i][j1];
                 let s = (tp.abs() - ra - rb) / len2.sqrt();
-                best = best.max(s);
+                if s > best {
+                    best = s;
+                    code = 6 + 3 * i as u32 + j as u32;
+                }
             }
         }
     }
-    best
+    (best, code)
+}
+
+/// The unit world axis of SAT axis `code`, oriented from `a` towards `b`.
+fn sat_axis(a: &Obb, b: &Obb, code: u32) -> V3 {
+    let axis = match code {
+        0..=2 => col(&a.rot, code as usize),
+        3..=5 => col(&b.rot, code as usize - 3),
+        _ => {
+            let c = code as usize - 6;
+            let l = cross(col(&a.rot, c / 3), col(&b.rot, c % 3));
+            scale(l, 1.0 / norm(l))
+        }
+    };
+    if dot(axis, sub(b.center, a.center)) >= 0.0 {
+        axis
+    } else {
+        neg(axis)
+    }
 }
 
 /// 15-axis SAT lower bound on the distance between two oriented boxes (see module docs).
@@ -82,7 +111,17 @@ fn sat15(r: &[[f64; 3]; 3], t: V3, ha: V3, hb: V3) -> f64 {
 pub fn box_box_sat(a: &Obb, b: &Obb) -> f64 {
     let r = mul_mtm(&a.rot, &b.rot);
     let t = mul_mtv(&a.rot, sub(b.center, a.center));
-    sat15(&r, t, a.half, b.half)
+    sat15(&r, t, a.half, b.half).0
+}
+
+/// [`box_box_sat`] and the unit axis attaining it, oriented from `a` towards `b` (a good
+/// GJK seed direction).
+#[inline]
+pub fn box_box_sat_dir(a: &Obb, b: &Obb) -> (f64, V3) {
+    let r = mul_mtm(&a.rot, &b.rot);
+    let t = mul_mtv(&a.rot, sub(b.center, a.center));
+    let (s, code) = sat15(&r, t, a.half, b.half);
+    (s, sat_axis(a, b, code))
 }
 
 /// Cube-specialised 15-axis SAT: box `b` against the axis-aligned cube of centre `c` and
@@ -132,11 +171,13 @@ pub fn box_cube_sat(b: &Obb, c: V3, s: f64) -> f64 {
 /// `max(SAT, GJK lower bound)` (exact on convergence). Never above the true distance.
 #[inline]
 pub fn box_box_refined(a: &Obb, b: &Obb, threshold: f64, warm: Option<&mut Witness>) -> f64 {
-    let sat = box_box_sat(a, b);
+    let r = mul_mtm(&a.rot, &b.rot);
+    let t = mul_mtv(&a.rot, sub(b.center, a.center));
+    let (sat, code) = sat15(&r, t, a.half, b.half);
     if sat > threshold {
         return sat;
     }
-    let g = gjk_distance(a, b, sub(b.center, a.center), warm, MAX_ITER);
+    let g = gjk_distance(a, b, sat_axis(a, b, code), warm, MAX_ITER);
     sat.max(g.lower)
 }
 

@@ -17,7 +17,7 @@
 //! penetration depth.
 
 use super::shapes::Obb;
-use super::vec3::{V3, mul_mtv, sub};
+use super::vec3::{V3, mul_mtv, mul_mv, sub};
 
 /// Squared distance from the point `p` to the box `[−h, h]`.
 #[inline(always)]
@@ -36,7 +36,7 @@ pub fn point_box_sq(p: V3, h: V3) -> f64 {
 /// with the minimising `t`.
 #[inline(always)]
 pub fn segment_box_sq(p0: V3, u: V3, h: V3) -> (f64, f64) {
-    let mut bp = [0.0f64; 6];
+    let mut bp = [0.0f64; 7];
     let mut n = 0usize;
     for i in 0..3 {
         if u[i] != 0.0 {
@@ -53,20 +53,13 @@ pub fn segment_box_sq(p0: V3, u: V3, h: V3) -> (f64, f64) {
             }
         }
     }
-    // Insertion sort of at most six values.
-    for k in 1..n {
-        let x = bp[k];
-        let mut j = k;
-        while j > 0 && bp[j - 1] > x {
-            bp[j] = bp[j - 1];
-            j -= 1;
-        }
-        bp[j] = x;
-    }
+    // At most six finite values (in (0, 1)); `sort_unstable_by` does not allocate.
+    bp[..n].sort_unstable_by(f64::total_cmp);
+    // Interval right ends: the sorted breakpoints, then 1.
+    bp[n] = 1.0;
     let mut lo = 0.0;
     let mut t_best = 1.0;
-    for k in 0..=n {
-        let hi = if k < n { bp[k] } else { 1.0 };
+    for &hi in &bp[..=n] {
         let mid = 0.5 * (lo + hi);
         // Quadratic on this interval: Σ_active (p0_i − s_i h_i + t u_i)²; slope/2 = qa·t + qb.
         let mut qa = 0.0;
@@ -108,6 +101,23 @@ pub fn box_capsule(b: &Obb, a: V3, c: V3, r: f64) -> f64 {
     let p1 = mul_mtv(&b.rot, sub(c, b.center));
     let (d2, _) = segment_box_sq(p0, sub(p1, p0), b.half);
     d2.sqrt() - r
+}
+
+/// [`box_capsule`] and the world direction from the box's nearest point towards the
+/// capsule core's nearest point (zero when the core meets the box): a GJK seed direction.
+#[inline]
+pub fn box_capsule_dir(b: &Obb, a: V3, c: V3, r: f64) -> (f64, V3) {
+    let p0 = mul_mtv(&b.rot, sub(a, b.center));
+    let p1 = mul_mtv(&b.rot, sub(c, b.center));
+    let u = sub(p1, p0);
+    let (d2, t) = segment_box_sq(p0, u, b.half);
+    let p = [p0[0] + t * u[0], p0[1] + t * u[1], p0[2] + t * u[2]];
+    let q = [
+        p[0].clamp(-b.half[0], b.half[0]),
+        p[1].clamp(-b.half[1], b.half[1]),
+        p[2].clamp(-b.half[2], b.half[2]),
+    ];
+    (d2.sqrt() - r, mul_mv(&b.rot, sub(p, q)))
 }
 
 #[cfg(test)]

@@ -25,15 +25,9 @@ pub fn box_dop(h: [f64; 3]) -> Dop26 {
     d[3] = h[1];
     d[4] = h[2];
     d[5] = h[2];
-    for k in 6..10 {
-        d[k] = (h[0] + h[1]) * s2;
-    }
-    for k in 10..14 {
-        d[k] = (h[0] + h[2]) * s2;
-    }
-    for k in 14..18 {
-        d[k] = (h[1] + h[2]) * s2;
-    }
+    d[6..10].fill((h[0] + h[1]) * s2);
+    d[10..14].fill((h[0] + h[2]) * s2);
+    d[14..18].fill((h[1] + h[2]) * s2);
     for v in d.iter_mut().skip(18) {
         *v = (h[0] + h[1] + h[2]) * s3;
     }

@@ -8,11 +8,11 @@
 //! `segment ⊕ ball(r)`, so `dist(hull, capsule) = dist(hull, segment) − r` when positive). The
 //! result is `max(stage 1, GJK lower bound − r)`; overlap gives a value `<= 0`.
 
-use super::distance_box_capsule::box_capsule;
+use super::distance_box_capsule::box_capsule_dir;
 use super::distance_hull_hull::TightPosed;
 use super::gjk::{self, GjkResult, Witness, gjk_distance};
 use super::shapes::{Capsule, PosedHull, Segment};
-use super::vec3::sub;
+use super::vec3::{norm2, sub};
 
 /// GJK hull–capsule distance alone (lower bound, exact on convergence).
 #[inline]
@@ -54,18 +54,17 @@ pub fn tight_capsule(
     threshold: f64,
     warm: Option<&mut Witness>,
 ) -> f64 {
-    let s1 = box_capsule(&t.obb, c.a, c.b, c.radius);
+    let (s1, dir) = box_capsule_dir(&t.obb, c.a, c.b, c.radius);
     if s1 > threshold {
         return s1;
     }
     let seg = Segment { a: c.a, b: c.b };
-    let g = gjk_distance(
-        &t.hull,
-        &seg,
-        sub(seg_mid(c), t.obb.center),
-        warm,
-        gjk::MAX_ITER,
-    );
+    let seed = if norm2(dir) > 0.0 {
+        dir
+    } else {
+        sub(seg_mid(c), t.obb.center)
+    };
+    let g = gjk_distance(&t.hull, &seg, seed, warm, gjk::MAX_ITER);
     s1.max(g.lower - c.radius)
 }
 

@@ -61,6 +61,7 @@ pub fn tight_tight(
     if s1 > threshold {
         return s1;
     }
+    // Seeded from the centre offset: the stage-1 axes measured no better as GJK seeds.
     let g = hull_hull_gjk(&a.hull, &b.hull, sub(b.obb.center, a.obb.center), warm);
     s1.max(g.lower)
 }

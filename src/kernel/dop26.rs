@@ -37,7 +37,7 @@
 //! distance) because `d_A` and `h̄_B` over-estimate the supports of the hulls inside the DOPs.
 
 use super::shapes::Obb;
-use super::vec3::{Mat3, V3, col, dot, mul_mtm, mul_mtv, sub};
+use super::vec3::{Mat3, V3, add, col, dot, mul_mtm, mul_mtv, sub, transpose};
 
 const S2: f64 = std::f64::consts::SQRT_2;
 const S3: f64 = 1.732_050_807_568_877_2;
@@ -99,85 +99,84 @@ const AXES: [([f64; 3], f64); 13] = [
 /// Corner direction index by sign bits (bit `i` set when component `i` is negative).
 const CORNER_BY_SIGNS: [usize; 8] = [18, 24, 22, 21, 20, 23, 25, 19];
 
-/// A DOP prepared for the chamber bound: values pre-multiplied by the axis lengths.
+/// `(imax, imid, imin)` by the comparison bits `(a>=b) | (b>=c)<<1 | (a>=c)<<2` of the
+/// magnitudes `(a, b, c)`; the two impossible bit patterns (only reachable with NaN) map to
+/// the identity order.
+const PERM_BY_CMP: [[usize; 3]; 8] = [
+    [2, 1, 0], // a<b, b<c, a<c: c > b > a
+    [2, 0, 1], // a>=b, b<c, a<c: c > a >= b
+    [1, 2, 0], // a<b, b>=c, a<c: b >= c > a
+    [0, 1, 2], // a>=b, b>=c, a<c: impossible
+    [0, 1, 2], // a<b, b<c, a>=c: impossible
+    [0, 2, 1], // a>=b, b<c, a>=c: a >= c > b
+    [1, 0, 2], // a<b, b>=c, a>=c: b > a >= c
+    [0, 1, 2], // a>=b, b>=c, a>=c
+];
+
+/// A DOP prepared for the chamber bound: for every magnitude order and sign pattern of `v`,
+/// the coefficients `(F, √2·E − F, √3·C − √2·E)` so that the bound is
+/// `max·k0 + mid·k1 + min·k2` (module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Dop26 {
     /// The 26 support values as given (box frame, metres).
     pub d: [f64; 26],
-    /// `face[axis][neg]`.
-    face: [[f64; 2]; 3],
-    /// `√2 · edge` value by `[excluded axis][sign of first kept axis][sign of second]`.
-    edge: [[[f64; 2]; 2]; 3],
-    /// `√3 · corner` value by sign bits.
-    corner: [f64; 8],
+    /// Indexed by `cmp_bits · 8 + sign_bits`.
+    tab: [[f64; 3]; 64],
 }
 
 impl Dop26 {
     pub fn new(d: [f64; 26]) -> Dop26 {
-        let face = [[d[0], d[1]], [d[2], d[3]], [d[4], d[5]]];
-        // Pair (x,y) excluded z: (+,+)=6 (−,−)=7 (+,−)=8 (−,+)=9; (x,z) excluded y: base 10;
-        // (y,z) excluded x: base 14.
-        let pair = |base: usize| {
-            [
-                [S2 * d[base], S2 * d[base + 2]],
-                [S2 * d[base + 3], S2 * d[base + 1]],
-            ]
+        let face = |axis: usize, neg: bool| d[2 * axis + neg as usize];
+        // Edge over the kept axes (i < j) with signs: pair base by excluded axis; within a
+        // pair (+,+)=base, (−,−)=base+1, (+,−)=base+2, (−,+)=base+3.
+        let edge = |i: usize, j: usize, ni: bool, nj: bool| {
+            let (i, j, ni, nj) = if i < j {
+                (i, j, ni, nj)
+            } else {
+                (j, i, nj, ni)
+            };
+            let base = match (i, j) {
+                (0, 1) => 6,
+                (0, 2) => 10,
+                _ => 14,
+            };
+            let off = match (ni, nj) {
+                (false, false) => 0,
+                (true, true) => 1,
+                (false, true) => 2,
+                (true, false) => 3,
+            };
+            S2 * d[base + off]
         };
-        let edge = [pair(14), pair(10), pair(6)];
-        let mut corner = [0.0; 8];
-        for (bits, c) in corner.iter_mut().enumerate() {
-            *c = S3 * d[CORNER_BY_SIGNS[bits]];
+        let mut tab = [[0.0; 3]; 64];
+        for (cmp, perm) in PERM_BY_CMP.iter().enumerate() {
+            for bits in 0..8usize {
+                let neg = |k: usize| bits & (1 << k) != 0;
+                let [imax, imid, _] = *perm;
+                let f = face(imax, neg(imax));
+                let e = edge(imax, imid, neg(imax), neg(imid));
+                let c = S3 * d[CORNER_BY_SIGNS[bits]];
+                tab[cmp * 8 + bits] = [f, e - f, c - e];
+            }
         }
-        Dop26 {
-            d,
-            face,
-            edge,
-            corner,
-        }
+        Dop26 { d, tab }
     }
 
     /// Upper bound on `max_{x ∈ DOP} v · x` for any `v` (box frame), and the same for `−v`,
-    /// by the chamber decomposition (module docs).
+    /// by the chamber decomposition (module docs). Branch-free.
     #[inline(always)]
     pub fn support_pair(&self, v: V3) -> (f64, f64) {
-        let ax = [v[0].abs(), v[1].abs(), v[2].abs()];
-        let neg = [v[0] < 0.0, v[1] < 0.0, v[2] < 0.0];
-        // Axis of largest and smallest magnitude (ties broken by index).
-        let imax = if ax[0] >= ax[1] {
-            if ax[0] >= ax[2] { 0 } else { 2 }
-        } else if ax[1] >= ax[2] {
-            1
-        } else {
-            2
-        };
-        let imin = if ax[0] < ax[1] {
-            if ax[0] < ax[2] { 0 } else { 2 }
-        } else if ax[1] < ax[2] {
-            1
-        } else {
-            2
-        };
-        // With ties imax may equal imin only when all three are equal; pick distinct.
-        let imin = if imin == imax { (imax + 1) % 3 } else { imin };
-        let imid = 3 - imax - imin;
-        let (a, b, c) = (ax[imax], ax[imid], ax[imin]);
-        // Edge table is indexed by the excluded axis and the signs of the two kept axes in
-        // increasing axis order.
-        let (k0, k1) = if imax < imid {
-            (imax, imid)
-        } else {
-            (imid, imax)
-        };
-        let bits = neg[0] as usize | (neg[1] as usize) << 1 | (neg[2] as usize) << 2;
-        let (n0, n1, nm) = (neg[k0] as usize, neg[k1] as usize, neg[imax] as usize);
-        let f_p = self.face[imax][nm];
-        let f_n = self.face[imax][1 - nm];
-        let e_p = self.edge[imin][n0][n1];
-        let e_n = self.edge[imin][1 - n0][1 - n1];
-        let c_p = self.corner[bits];
-        let c_n = self.corner[7 - bits];
-        let hp = (a - b) * f_p + (b - c) * e_p + c * c_p;
-        let hn = (a - b) * f_n + (b - c) * e_n + c * c_n;
+        let (a, b, c) = (v[0].abs(), v[1].abs(), v[2].abs());
+        let cmp = (a >= b) as usize | ((b >= c) as usize) << 1 | ((a >= c) as usize) << 2;
+        let bits =
+            (v[0] < 0.0) as usize | ((v[1] < 0.0) as usize) << 1 | ((v[2] < 0.0) as usize) << 2;
+        let hi = a.max(b).max(c);
+        let lo = a.min(b).min(c);
+        let mid = a.min(b).max(a.max(b).min(c));
+        let kp = &self.tab[cmp * 8 + bits];
+        let kn = &self.tab[cmp * 8 + (7 - bits)];
+        let hp = hi * kp[0] + mid * kp[1] + lo * kp[2];
+        let hn = hi * kn[0] + mid * kn[1] + lo * kn[2];
         (hp, hn)
     }
 
@@ -195,24 +194,65 @@ fn one_side(da: &Dop26, db: &Dop26, m: &Mat3, t: V3) -> f64 {
     let c0 = col(m, 0);
     let c1 = col(m, 1);
     let c2 = col(m, 2);
+    let e01p = add(c0, c1);
+    let e01m = sub(c0, c1);
+    let e02p = add(c0, c2);
+    let e02m = sub(c0, c2);
+    // The 13 axis vectors of AXES, in B's frame, and their projections of t.
+    let ub: [V3; 13] = [
+        c0,
+        c1,
+        c2,
+        e01p,
+        e01m,
+        e02p,
+        e02m,
+        add(c1, c2),
+        sub(c1, c2),
+        add(e01p, c2),
+        sub(e01p, c2),
+        add(e01m, c2),
+        sub(add(c1, c2), c0),
+    ];
+    let proj: [f64; 13] = [
+        t[0],
+        t[1],
+        t[2],
+        t[0] + t[1],
+        t[0] - t[1],
+        t[0] + t[2],
+        t[0] - t[2],
+        t[1] + t[2],
+        t[1] - t[2],
+        (t[0] + t[1]) + t[2],
+        (t[0] + t[1]) - t[2],
+        (t[0] - t[1]) + t[2],
+        (t[1] + t[2]) - t[0],
+    ];
     let mut best = f64::NEG_INFINITY;
-    for (k, (u, len)) in AXES.iter().enumerate() {
-        // u in B's frame.
-        let ub = [
-            u[0] * c0[0] + u[1] * c1[0] + u[2] * c2[0],
-            u[0] * c0[1] + u[1] * c1[1] + u[2] * c2[1],
-            u[0] * c0[2] + u[1] * c1[2] + u[2] * c2[2],
-        ];
-        let proj = dot(*u, t);
-        let (hb_p, hb_n) = db.support_pair(ub);
-        // Gap along +u: min_B u·x − max_A u·x >= proj − len·d_A(+u) − h_B(−u).
-        let gp = proj - len * da.d[2 * k] - hb_n;
-        // Gap along −u: −proj − len·d_A(−u) − h_B(+u).
-        let gn = -proj - len * da.d[2 * k + 1] - hb_p;
-        best = best.max(gp.max(gn) / len);
+    for k in 0..13 {
+        let inv = INV_LEN[k];
+        let len = AXES[k].1;
+        let (hb_p, hb_n) = db.support_pair(ub[k]);
+        // Gap along +u: min_B u·x − max_A u·x >= proj − len·d_A(+u) − h_B(−u); along −u:
+        // −proj − len·d_A(−u) − h_B(+u); both divided by |u| = len.
+        let gp = (proj[k] - len * da.d[2 * k] - hb_n) * inv;
+        let gn = (-proj[k] - len * da.d[2 * k + 1] - hb_p) * inv;
+        best = best.max(gp.max(gn));
     }
     best
 }
+
+/// `1 / |u|` for the 13 axes, rounded **down** so that dividing a gap by the length through
+/// this factor never enlarges a positive gap (the bound stays a lower bound) — for negative
+/// gaps it moves them towards zero by at most one ulp, immaterial and still below any
+/// positive true distance.
+const INV_LEN: [f64; 13] = {
+    let one = 1.0;
+    let i2 = 0.707_106_781_186_547_5 * (1.0 - f64::EPSILON);
+    let i3 = 0.577_350_269_189_625_7 * (1.0 - f64::EPSILON);
+    [one, one, one, i2, i2, i2, i2, i2, i2, i3, i3, i3, i3]
+};
 
 /// 26-DOP SAT lower bound on the distance between two hulls contained in the DOPs `da`
 /// (box frame `a`) and `db` (box frame `b`). Only the boxes' centres and rotations are used.
@@ -222,7 +262,7 @@ pub fn dop_dop_lower_bound(a: &Obb, da: &Dop26, b: &Obb, db: &Dop26) -> f64 {
     let d = sub(b.center, a.center);
     let ta = mul_mtv(&a.rot, d);
     let tb = mul_mtv(&b.rot, [-d[0], -d[1], -d[2]]);
-    let m_ba = mul_mtm(&a.rot, &b.rot);
+    let m_ba = transpose(&m_ab);
     one_side(da, db, &m_ab, ta).max(one_side(db, da, &m_ba, tb))
 }
 
@@ -304,6 +344,36 @@ mod tests {
             let exact = v.iter().fold(0.0f64, |m, x: &f64| m.max(x.abs()));
             let p = dop.support(v);
             assert!(p >= exact - 1e-15, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn chamber_bound_never_under_estimates_a_cloud() {
+        // Random clouds and directions, with many ties and zeros (coarse grid values).
+        let mut st = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            ((st >> 40) % 11) as f64 * 0.2 - 1.0
+        };
+        for _ in 0..2000 {
+            let n = 1 + (next() + 1.0) as usize * 3;
+            let pts: Vec<V3> = (0..n)
+                .map(|_| [next(), next() * 0.5, next() * 2.0])
+                .collect();
+            let dop = Dop26::new(dop_of_points(&pts));
+            for _ in 0..20 {
+                let v = [next(), next(), next()];
+                let hmax = pts
+                    .iter()
+                    .map(|p| dot(*p, v))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let hmin = pts.iter().map(|p| dot(*p, v)).fold(f64::INFINITY, f64::min);
+                let (hp, hn) = dop.support_pair(v);
+                assert!(hp >= hmax - 1e-12, "{v:?}: {hp} < {hmax}");
+                assert!(hn >= -hmin - 1e-12, "{v:?}: {hn} < {}", -hmin);
+            }
         }
     }
 

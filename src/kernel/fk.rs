@@ -14,7 +14,8 @@ use super::vec3::{Iso, add, mul_mm, mul_mv, rot_axis_sc, scale, sub};
 impl Model {
     /// Forward kinematics for `q` (one value per [`Model::dof_joints`] entry) into `ws`.
     ///
-    /// Panics when `q.len() != self.dof()` or when `ws` was made for another model.
+    /// Panics when `q.len() != self.dof()` or when `ws` does not have this model's sizes
+    /// (a workspace made for another model).
     pub fn fk(&self, q: &[f64], ws: &mut Workspace) {
         assert_eq!(q.len(), self.dof(), "q has the wrong length");
         ws.assert_fits(self);
@@ -33,10 +34,10 @@ impl Model {
         }
         // Link poses.
         let links = self.links();
-        for i in 0..links.len() {
+        for (i, link) in links.iter().enumerate() {
             let origin = &self.origins[i];
             let jv = ws.joint_value[i];
-            let j = &links[i].joint;
+            let j = &link.joint;
             let local = match j.kind {
                 super::model::JointKind::Fixed => *origin,
                 super::model::JointKind::Revolute | super::model::JointKind::Continuous => {
@@ -55,7 +56,7 @@ impl Model {
                     pos: add(origin.pos, mul_mv(&origin.rot, scale(self.axes[i], jv))),
                 },
             };
-            ws.link_pose[i] = match links[i].parent {
+            ws.link_pose[i] = match link.parent {
                 Some(p) => ws.link_pose[p].mul(&local),
                 None => local,
             };

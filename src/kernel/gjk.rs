@@ -37,7 +37,8 @@ pub const TOL_ABS: f64 = 1e-10;
 pub const TOL_REL: f64 = 1e-12;
 
 /// The witness simplex of a previous query: ids of the support points on `A` and `B`.
-/// `n == 0` means empty (cold start).
+/// `n == 0` means empty (cold start). A witness is only meaningful for the same two solids
+/// (same vertex lists) it came from; ids from another pair may index out of range.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Witness {
     pub n: u8,
@@ -132,7 +133,9 @@ impl Simplex {
         let mut best: Option<(f64, V3, TriKeep, [usize; 3])> = None;
         let vol = dot(sub(b, a), cross(sub(c, a), sub(d, a)));
         let scale_ = norm2(sub(b, a)).max(norm2(sub(c, a))).max(norm2(sub(d, a)));
-        let degenerate = !(vol.abs() > 1e-14 * scale_ * scale_.sqrt());
+        let thr = 1e-14 * scale_ * scale_.sqrt();
+        // NaN counts as degenerate (all faces are then examined).
+        let degenerate = vol.is_nan() || thr.is_nan() || vol.abs() <= thr;
         for (f, opp) in FACES {
             let (p0, p1, p2) = (pts[f[0]], pts[f[1]], pts[f[2]]);
             let n = cross(sub(p1, p0), sub(p2, p0));
@@ -269,6 +272,21 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
     warm: Option<&mut Witness>,
     max_iter: u32,
 ) -> GjkResult {
+    gjk_distance_tol(a, b, init_dir, warm, max_iter, TOL_ABS, TOL_REL)
+}
+
+/// [`gjk_distance`] with explicit convergence tolerances (`upper − lower <= tol_abs +
+/// tol_rel · upper`). The result is a lower bound whatever the tolerances.
+#[inline]
+pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
+    a: &A,
+    b: &B,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    max_iter: u32,
+    tol_abs: f64,
+    tol_rel: f64,
+) -> GjkResult {
     let mut s = Simplex {
         n: 0,
         p: [[0.0; 3]; 4],
@@ -289,7 +307,7 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
         s.n = warm_in.n as usize;
     } else {
         let mut d = init_dir;
-        if !(norm2(d) > 0.0) {
+        if norm2(d).is_nan() || norm2(d) <= 0.0 {
             d = [1.0, 0.0, 0.0];
         }
         let (w, ia, ib) = cso_support(a, b, d);
@@ -322,7 +340,7 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
             break;
         }
         upper = vv.sqrt();
-        let tol = TOL_ABS + TOL_REL * upper;
+        let tol = tol_abs + tol_rel * upper;
         if upper - best_lb <= tol {
             converged = true;
             lower = best_lb;

@@ -28,6 +28,7 @@ pub mod dop26;
 pub mod fk;
 pub mod gjk;
 pub mod model;
+pub mod scan;
 pub mod shapes;
 pub mod vec3;
 

@@ -164,6 +164,9 @@ pub struct TightGeometry {
 }
 
 /// A collision primitive in the link frame.
+// Plain data built once by a loader; the size of the `Tight` variant costs nothing at check
+// time (the kernel keeps its own compact copies).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Primitive {
     /// Points within `radius` of the segment `a`–`b`.
@@ -238,10 +241,12 @@ pub(crate) enum PrimKind {
         b: V3,
         r: f64,
     },
-    Box(Obb, Dop26),
+    /// The box and the index of its own DOP in `Model::dops`.
+    Box(Obb, u32),
     Tight {
         obb: Obb,
-        dop: Dop26,
+        /// Index into `Model::dops`.
+        dop: u32,
         off: usize,
         len: usize,
     },
@@ -279,6 +284,8 @@ pub struct Model {
     pub(crate) mimic_order: Vec<usize>,
     dof_joints: Vec<usize>,
     pub(crate) prims: Vec<PrimData>,
+    /// DOP tables of tight and box primitives (kept apart: 1.7 KB each).
+    pub(crate) dops: Vec<Dop26>,
     pub(crate) hx: Vec<f64>,
     pub(crate) hy: Vec<f64>,
     pub(crate) hz: Vec<f64>,
@@ -394,7 +401,7 @@ impl Model {
             let mut axis = j.axis;
             if j.kind != JointKind::Fixed {
                 let len = norm(axis);
-                if !finite(axis) || !((len - 1.0).abs() <= UNIT_TOL) {
+                if !finite(axis) || (len - 1.0).abs() > UNIT_TOL {
                     return Err(format!(
                         "{what}: axis must be a unit vector, got {axis:?} (norm {len})"
                     ));
@@ -475,6 +482,7 @@ impl Model {
         }
         // Primitives.
         let mut prims = Vec::new();
+        let mut dops: Vec<Dop26> = Vec::new();
         let mut hx = Vec::with_capacity(hull_vertices.len());
         let mut hy = Vec::with_capacity(hull_vertices.len());
         let mut hz = Vec::with_capacity(hull_vertices.len());
@@ -508,7 +516,10 @@ impl Model {
                         check_box(&what, &b)?;
                         PrimData {
                             link: i,
-                            kind: PrimKind::Box(b.obb(), box_dop(b.half_extents)),
+                            kind: PrimKind::Box(b.obb(), {
+                                dops.push(box_dop(b.half_extents));
+                                (dops.len() - 1) as u32
+                            }),
                             sphere_c: b.center,
                             sphere_r: norm(b.half_extents),
                         }
@@ -541,16 +552,16 @@ impl Model {
                             let rel = sub(*v, obb.center);
                             radius = radius.max(norm(rel));
                             let lb = mul_mtv(&obb.rot, rel);
-                            for ax in 0..3 {
-                                let need = lb[ax].abs();
-                                if need > obb.half[ax] {
-                                    if need > obb.half[ax] + CONTAINMENT_TOL {
+                            for (h, c) in obb.half.iter_mut().zip(lb) {
+                                let need = c.abs();
+                                if need > *h {
+                                    if need > *h + CONTAINMENT_TOL {
                                         return Err(format!(
                                             "{what}: hull vertex {vi} lies {:.3e} m outside the box",
-                                            need - obb.half[ax]
+                                            need - *h
                                         ));
                                     }
-                                    obb.half[ax] = need;
+                                    *h = need;
                                 }
                             }
                             for (kk, nrm) in DIRECTIONS.iter().enumerate() {
@@ -570,7 +581,10 @@ impl Model {
                             link: i,
                             kind: PrimKind::Tight {
                                 obb,
-                                dop: Dop26::new(d),
+                                dop: {
+                                    dops.push(Dop26::new(d));
+                                    (dops.len() - 1) as u32
+                                },
                                 off: t.hull_offset,
                                 len: t.hull_len,
                             },
@@ -647,6 +661,7 @@ impl Model {
             mimic_order,
             dof_joints,
             prims,
+            dops,
             hx,
             hy,
             hz,

@@ -156,43 +156,7 @@ impl SupportMap for Segment {
     }
 }
 
-/// Index of the point maximising `d · p` by a full linear scan (never hill climbing: a
-/// local search can stop at a vertex that is not the maximiser and so over-report
-/// clearance). Ties go to the lowest index in each of four interleaved lanes, then to the
-/// lowest index overall, so the result is deterministic.
-#[inline]
-pub fn argmax_dot(p: &HullPoints<'_>, d: V3) -> usize {
-    let n = p.x.len();
-    let (xs, ys, zs) = (p.x, &p.y[..n], &p.z[..n]);
-    let mut best = [f64::NEG_INFINITY; 4];
-    let mut bi = [0usize; 4];
-    let chunks = n / 4;
-    for c in 0..chunks {
-        let i = 4 * c;
-        for l in 0..4 {
-            let v = xs[i + l] * d[0] + ys[i + l] * d[1] + zs[i + l] * d[2];
-            if v > best[l] {
-                best[l] = v;
-                bi[l] = i + l;
-            }
-        }
-    }
-    for i in 4 * chunks..n {
-        let v = xs[i] * d[0] + ys[i] * d[1] + zs[i] * d[2];
-        let l = i - 4 * chunks;
-        if v > best[l] {
-            best[l] = v;
-            bi[l] = i;
-        }
-    }
-    let mut b = 0;
-    for l in 1..4 {
-        if best[l] > best[b] || (best[l] == best[b] && bi[l] < bi[b]) {
-            b = l;
-        }
-    }
-    bi[b]
-}
+pub use super::scan::argmax_dot;
 
 impl SupportMap for PosedHull<'_> {
     #[inline(always)]

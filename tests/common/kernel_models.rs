@@ -79,8 +79,8 @@ pub fn acm_near_tree(links: &[Link]) -> Acm {
             if let Some(g) = links[p].parent {
                 acm.allow(i, g);
             }
-            for j in 0..n {
-                if j != i && links[j].parent == Some(p) {
+            for (j, lj) in links.iter().enumerate() {
+                if j != i && lj.parent == Some(p) {
                     acm.allow(i, j);
                 }
             }
@@ -345,6 +345,9 @@ pub fn panda_tight(n_vertices: usize) -> Model {
     Model::new(links, store, acm, 0.0).unwrap()
 }
 
+/// Name, origin xyz, axis, lower, upper, primitives of one joint/link of a limb.
+type Spec = (&'static str, V3, V3, f64, f64, Vec<Primitive>);
+
 /// A synthetic 29-DoF humanoid-like tree (30 links: pelvis, 2×6 leg, 3 waist, 2×7 arm),
 /// one capsule or box per link, tree-distance-2 exemptions.
 pub fn humanoid29() -> Model {
@@ -360,7 +363,7 @@ pub fn humanoid29() -> Model {
     for (side, sy) in [("left", 1.0), ("right", -1.0)] {
         let base = links.len();
         let parent_of = |k: usize| if k == 0 { 0 } else { base + k - 1 };
-        let specs: [(&str, V3, V3, f64, f64, Vec<Primitive>); 6] = [
+        let specs: [Spec; 6] = [
             (
                 "hip_pitch",
                 [0.0, sy * 0.065, -0.1],
@@ -465,7 +468,7 @@ pub fn humanoid29() -> Model {
     for (side, sy) in [("left", 1.0), ("right", -1.0)] {
         let base = links.len();
         let parent_of = |k: usize| if k == 0 { torso } else { base + k - 1 };
-        let specs: [(&str, V3, V3, f64, f64, Vec<Primitive>); 7] = [
+        let specs: [Spec; 7] = [
             (
                 "shoulder_pitch",
                 [0.0, sy * 0.15, 0.33],
