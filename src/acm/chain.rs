@@ -17,6 +17,10 @@ pub struct PairChain {
     pub path_joints: Vec<usize>,
     /// Per moving joint on the path, what the pose-dependent bound needs.
     pub steps: Vec<Step>,
+    /// Both links and all their ancestors, ascending: what FK must pose for the pair.
+    pub posed_links: Vec<usize>,
+    /// The two links' primitive indices.
+    pub prims: Vec<usize>,
 }
 
 /// One moving joint between the two links.
@@ -161,12 +165,11 @@ impl PairChain {
         }
         let mut path_joints: Vec<usize> = steps.iter().map(|s| s.link).collect();
         path_joints.sort_unstable();
-        PairChain {
-            dofs,
-            weights,
-            path_joints,
-            steps,
-        }
+        let mut posed_links: Vec<usize> = up_a.iter().chain(&up_b).copied().collect();
+        posed_links.sort_unstable();
+        posed_links.dedup();
+        let prims = model.primitive_indices(a).chain(model.primitive_indices(b)).collect();
+        PairChain { dofs, weights, path_joints, steps, posed_links, prims }
     }
 
     /// How far any point of either link can move inside the box of half widths `half`

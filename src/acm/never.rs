@@ -64,9 +64,9 @@ pub fn dof_range(model: &Model, dof: usize) -> (f64, f64) {
     }
 }
 
-/// The pair's distance at `q` (a kernel lower bound).
-fn pair_at(model: &Model, ws: &mut Workspace, pair: usize, q: &[f64]) -> f64 {
-    model.fk(q, ws);
+/// The pair's distance at `q` (a kernel lower bound), posing only what the pair needs.
+fn pair_at(model: &Model, ws: &mut Workspace, pair: usize, chain: &PairChain, q: &[f64]) -> f64 {
+    model.fk_partial(q, ws, &chain.posed_links, &chain.prims);
     model.pair_distance(pair, ws)
 }
 
@@ -98,7 +98,7 @@ pub fn branch_and_bound(
         for i in 0..n {
             q[chain.dofs[i]] = 0.5 * (lo[i] + hi[i]);
         }
-        let d = pair_at(model, ws, pair, q);
+        let d = pair_at(model, ws, pair, chain, q);
         closest = closest.min(d);
         let half: Vec<f64> = (0..n).map(|i| 0.5 * (hi[i] - lo[i])).collect();
         let motion = chain.motion_bound(model, ws, &half);

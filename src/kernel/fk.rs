@@ -19,7 +19,38 @@ impl Model {
     pub fn fk(&self, q: &[f64], ws: &mut Workspace) {
         assert_eq!(q.len(), self.dof(), "q has the wrong length");
         ws.assert_fits(self);
-        // Joint values.
+        self.joint_values(q, ws);
+        for i in 0..self.links().len() {
+            self.pose_link(i, ws);
+        }
+        for k in 0..self.prims.len() {
+            self.place_prim(k, ws);
+        }
+    }
+
+    /// Forward kinematics of only `links` (every ancestor of each included, in ascending
+    /// order) and placement of only the primitives in `prims`: what one link pair needs.
+    /// Every other pose in `ws` is stale afterwards.
+    pub fn fk_partial(&self, q: &[f64], ws: &mut Workspace, links: &[usize], prims: &[usize]) {
+        assert_eq!(q.len(), self.dof(), "q has the wrong length");
+        ws.assert_fits(self);
+        self.joint_values(q, ws);
+        for &i in links {
+            self.pose_link(i, ws);
+        }
+        for &k in prims {
+            self.place_prim(k, ws);
+        }
+    }
+
+    /// Indices of link `link`'s primitives, for [`Model::fk_partial`].
+    pub fn primitive_indices(&self, link: usize) -> impl Iterator<Item = usize> + '_ {
+        self.prims.iter().enumerate().filter(move |(_, p)| p.link == link).map(|(k, _)| k)
+    }
+
+    /// Independent joints read `q`; mimic joints follow their leaders; fixed joints are 0.
+    #[inline(always)]
+    fn joint_values(&self, q: &[f64], ws: &mut Workspace) {
         for (i, s) in self.source.iter().enumerate() {
             ws.joint_value[i] = match *s {
                 Source::Fixed => 0.0,
@@ -32,49 +63,54 @@ impl Model {
                 ws.joint_value[i] = mul * ws.joint_value[leader] + off;
             }
         }
-        // Link poses.
-        let links = self.links();
-        for (i, link) in links.iter().enumerate() {
-            let origin = &self.origins[i];
-            let jv = ws.joint_value[i];
-            let j = &link.joint;
-            let local = match j.kind {
-                super::model::JointKind::Fixed => *origin,
-                super::model::JointKind::Revolute | super::model::JointKind::Continuous => {
-                    let (s, c) = jv.sin_cos();
-                    let r = rot_axis_sc(self.axes[i], s, c);
-                    // Translate(p) · Rot · Translate(−p): x ↦ R x + (p − R p).
-                    let p = j.pivot;
-                    let t = sub(p, mul_mv(&r, p));
-                    Iso {
-                        rot: mul_mm(&origin.rot, &r),
-                        pos: add(origin.pos, mul_mv(&origin.rot, t)),
-                    }
+    }
+
+    /// Link `i`'s world pose from its parent's (already posed).
+    #[inline(always)]
+    fn pose_link(&self, i: usize, ws: &mut Workspace) {
+        let link = &self.links()[i];
+        let origin = &self.origins[i];
+        let jv = ws.joint_value[i];
+        let j = &link.joint;
+        let local = match j.kind {
+            super::model::JointKind::Fixed => *origin,
+            super::model::JointKind::Revolute | super::model::JointKind::Continuous => {
+                let (s, c) = jv.sin_cos();
+                let r = rot_axis_sc(self.axes[i], s, c);
+                // Translate(p) · Rot · Translate(−p): x ↦ R x + (p − R p).
+                let p = j.pivot;
+                let t = sub(p, mul_mv(&r, p));
+                Iso {
+                    rot: mul_mm(&origin.rot, &r),
+                    pos: add(origin.pos, mul_mv(&origin.rot, t)),
                 }
-                super::model::JointKind::Prismatic => Iso {
-                    rot: origin.rot,
-                    pos: add(origin.pos, mul_mv(&origin.rot, scale(self.axes[i], jv))),
-                },
-            };
-            ws.link_pose[i] = match link.parent {
-                Some(p) => ws.link_pose[p].mul(&local),
-                None => local,
-            };
-        }
-        // Primitives and bounding-sphere centres.
-        for (k, p) in self.prims.iter().enumerate() {
-            let pose = &ws.link_pose[p.link];
-            ws.sphere_c[k] = pose.transform_point(p.sphere_c);
-            ws.world[k] = match p.kind {
-                PrimKind::Capsule { a, b, r } => WorldPrim::Capsule(Capsule {
-                    a: pose.transform_point(a),
-                    b: pose.transform_point(b),
-                    radius: r,
-                }),
-                PrimKind::Box(o, _) => WorldPrim::Box(place(pose, &o)),
-                PrimKind::Tight { obb, .. } => WorldPrim::Tight(place(pose, &obb)),
-            };
-        }
+            }
+            super::model::JointKind::Prismatic => Iso {
+                rot: origin.rot,
+                pos: add(origin.pos, mul_mv(&origin.rot, scale(self.axes[i], jv))),
+            },
+        };
+        ws.link_pose[i] = match link.parent {
+            Some(p) => ws.link_pose[p].mul(&local),
+            None => local,
+        };
+    }
+
+    /// Primitive `k` and its bounding-sphere centre in the world frame.
+    #[inline(always)]
+    fn place_prim(&self, k: usize, ws: &mut Workspace) {
+        let p = &self.prims[k];
+        let pose = &ws.link_pose[p.link];
+        ws.sphere_c[k] = pose.transform_point(p.sphere_c);
+        ws.world[k] = match p.kind {
+            PrimKind::Capsule { a, b, r } => WorldPrim::Capsule(Capsule {
+                a: pose.transform_point(a),
+                b: pose.transform_point(b),
+                radius: r,
+            }),
+            PrimKind::Box(o, _) => WorldPrim::Box(place(pose, &o)),
+            PrimKind::Tight { obb, .. } => WorldPrim::Tight(place(pose, &obb)),
+        };
     }
 }
 
