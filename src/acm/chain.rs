@@ -40,6 +40,8 @@ pub struct Step {
     pub downstream: Vec<usize>,
     /// This step's static weight (metres per unit).
     pub weight: f64,
+    /// The target's primitives (global indices) and their bounding-sphere radii.
+    pub target_spheres: Vec<(usize, f64)>,
 }
 
 /// Per link: the radius about its frame origin that holds all its primitives.
@@ -155,6 +157,10 @@ impl PairChain {
                 target_radius: *rho,
                 downstream: Vec::new(),
                 weight: *w,
+                target_spheres: model
+                    .primitive_indices(*target)
+                    .map(|k| (k, model.sphere_radius(k)))
+                    .collect(),
             });
         }
         for i in 0..steps.len() {
@@ -168,8 +174,18 @@ impl PairChain {
         let mut posed_links: Vec<usize> = up_a.iter().chain(&up_b).copied().collect();
         posed_links.sort_unstable();
         posed_links.dedup();
-        let prims = model.primitive_indices(a).chain(model.primitive_indices(b)).collect();
-        PairChain { dofs, weights, path_joints, steps, posed_links, prims }
+        let prims = model
+            .primitive_indices(a)
+            .chain(model.primitive_indices(b))
+            .collect();
+        PairChain {
+            dofs,
+            weights,
+            path_joints,
+            steps,
+            posed_links,
+            prims,
+        }
     }
 
     /// How far any point of either link can move inside the box of half widths `half`
@@ -192,15 +208,19 @@ impl PairChain {
             let j = &model.links()[step.link].joint;
             let axis_point = add(pos, mul_mv(&rot, j.pivot));
             let axis_dir = mul_mv(&rot, j.axis);
-            let (_, target_origin) = ws.link_pose(step.target);
-            let from_axis = norm(cross(sub(target_origin, axis_point), axis_dir));
+            // The target's points lie in its primitives' bounding spheres.
+            let from_axis = step
+                .target_spheres
+                .iter()
+                .map(|&(k, r)| norm(cross(sub(ws.sphere_center(k), axis_point), axis_dir)) + r)
+                .fold(0.0, f64::max);
             let grow: f64 = step
                 .downstream
                 .iter()
                 .map(|&d| self.steps[d].mult * half[self.steps[d].slot] * self.steps[d].weight)
                 .sum();
             // Never worse than the static bound.
-            let reach = (from_axis + step.target_radius + grow).min(step.weight);
+            let reach = (from_axis + grow).min(step.weight);
             total += h * reach;
         }
         total

@@ -163,7 +163,10 @@ impl<'k> PairDecider<'k> {
         let links = model.links();
         let tree = LinkTree {
             parent: links.iter().map(|l| l.parent).collect(),
-            fixed_to_parent: links.iter().map(|l| l.joint.kind == JointKind::Fixed).collect(),
+            fixed_to_parent: links
+                .iter()
+                .map(|l| l.joint.kind == JointKind::Fixed)
+                .collect(),
             has_geometry: links.iter().map(|l| !l.primitives.is_empty()).collect(),
         };
         let base = (0..model.dof())
@@ -185,14 +188,19 @@ impl<'k> PairDecider<'k> {
     /// Checked pair index of links `a`, `b` (by name).
     pub fn pair_index(&self, a: &str, b: &str) -> Option<usize> {
         let (ia, ib) = (*self.k.link_index.get(a)?, *self.k.link_index.get(b)?);
-        self.k.model.checked_pairs().iter().position(|&(x, y)| (x, y) == (ia.min(ib), ia.max(ib)) || (x, y) == (ia, ib) || (y, x) == (ia, ib))
+        self.k.model.checked_pairs().iter().position(|&(x, y)| {
+            (x, y) == (ia.min(ib), ia.max(ib)) || (x, y) == (ia, ib) || (y, x) == (ia, ib)
+        })
     }
 
     /// Decides every pair of links with geometry, in the kernel's pair order.
     pub fn decide_all(&self) -> Vec<PairResult> {
         let model = &self.k.model;
         let pairs: Vec<usize> = (0..model.checked_pairs().len()).collect();
-        pairs.par_iter().map_init(|| model.workspace(), |ws, &pi| self.decide(ws, pi)).collect()
+        pairs
+            .par_iter()
+            .map_init(|| model.workspace(), |ws, &pi| self.decide(ws, pi))
+            .collect()
     }
 
     /// Decides checked pair `pi`.
@@ -201,33 +209,68 @@ impl<'k> PairDecider<'k> {
         let links = model.links();
         let (a, b) = model.checked_pairs()[pi];
         let (na, nb) = ordered(&self.k.link_names[a], &self.k.link_names[b]);
-        let is_tight = |l: usize| links[l].primitives.iter().any(|p| matches!(p, Primitive::Tight(_)));
+        let is_tight = |l: usize| {
+            links[l]
+                .primitives
+                .iter()
+                .any(|p| matches!(p, Primitive::Tight(_)))
+        };
         let verdict = self.verdict(ws, pi, a, b, is_tight(a) && is_tight(b));
-        PairResult { a: na, b: nb, verdict }
+        PairResult {
+            a: na,
+            b: nb,
+            verdict,
+        }
     }
 
-    fn verdict(&self, ws: &mut crate::kernel::Workspace, pi: usize, a: usize, b: usize, both_tight: bool) -> Verdict {
+    fn verdict(
+        &self,
+        ws: &mut crate::kernel::Workspace,
+        pi: usize,
+        a: usize,
+        b: usize,
+        both_tight: bool,
+    ) -> Verdict {
         let model = &self.k.model;
         let links = model.links();
         let chain = chain::PairChain::new(model, a, b);
-        if let Some((_, _, how)) = self.adjacent.iter().find(|&&(x, y, _)| (x, y) == (a.min(b), a.max(b))) {
+        if let Some((_, _, how)) = self
+            .adjacent
+            .iter()
+            .find(|&&(x, y, _)| (x, y) == (a.min(b), a.max(b)))
+        {
             return Verdict::Adjacent(match how {
                 Adjacency::Rigid => "rigidly joined: fixed joints only".to_string(),
                 Adjacency::Joint => {
-                    let names: Vec<&str> = chain.path_joints.iter().map(|&j| links[j].joint.name.as_str()).collect();
+                    let names: Vec<&str> = chain
+                        .path_joints
+                        .iter()
+                        .map(|&j| links[j].joint.name.as_str())
+                        .collect();
                     format!("joined by joint {}", names.join(", "))
                 }
             });
         }
         model.fk(&self.base, ws);
         // Two refined links are re-asked of their hulls by the kernel: never exempt them as always.
-        if !both_tight && let Some(c) = always::certify(model, &self.probe, ws, a, b, &chain.path_joints) {
-            let place =
-                if c.axes == 1 { format!("on joint {} axis", c.joint) } else { format!("where {} joint axes meet", c.axes) };
-            return Verdict::Always(format!("fixed point {place}, common ball {:.1} mm", c.radius * 1e3));
+        if !both_tight
+            && let Some(c) = always::certify(model, &self.probe, ws, a, b, &chain.path_joints)
+        {
+            let place = if c.axes == 1 {
+                format!("on joint {} axis", c.joint)
+            } else {
+                format!("where {} joint axes meet", c.axes)
+            };
+            return Verdict::Always(format!(
+                "fixed point {place}, common ball {:.1} mm",
+                c.radius * 1e3
+            ));
         }
         match branch_and_bound(model, ws, pi, &chain, &self.base, self.margin, self.budget) {
-            BoundOutcome::Never { boxes, min_lower_bound } => Verdict::Never(format!(
+            BoundOutcome::Never {
+                boxes,
+                min_lower_bound,
+            } => Verdict::Never(format!(
                 "branch and bound, {} boxes, min lower bound {:.1} mm",
                 thousands(boxes),
                 min_lower_bound * 1e3
@@ -236,7 +279,11 @@ impl<'k> PairDecider<'k> {
                 model.fk(&q, ws);
                 let overlap = witness::common_point(&self.probe, ws, a, b).map(|(_, r)| r);
                 let named = self.k.dof_names.iter().cloned().zip(q).collect();
-                Verdict::Reaches { q: named, distance, overlap }
+                Verdict::Reaches {
+                    q: named,
+                    distance,
+                    overlap,
+                }
             }
             BoundOutcome::Unproven { boxes, closest, .. } => Verdict::Unproven { boxes, closest },
         }

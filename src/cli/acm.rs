@@ -89,7 +89,7 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
         } else {
             println!("{} is up to date", path.display());
         }
-    } else if changed {
+    } else if changed && !args.json {
         print!("{}", unified_diff(&old_text, &text, &path));
     }
     Ok(0)

@@ -25,6 +25,22 @@ pub enum Command {
     /// The allowed-collision matrix, every exemption proven.
     #[command(subcommand)]
     Acm(AcmCommand),
+    /// Re-check committed manifests: sources, containment, ACM proofs, kernel, rest pose.
+    Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Manifests to check (each beside its robot.yaml).
+    #[arg(required = true)]
+    pub manifests: Vec<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+    /// Branch-and-bound boxes allowed to re-prove one `never` row.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub budget: usize,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 #[derive(Debug, Args)]
@@ -87,7 +103,7 @@ pub struct AcmArgs {
     #[arg(long, default_value_t = 20260924)]
     pub seed: u64,
     /// Branch-and-bound boxes one pair may use before it is left unproven.
-    #[arg(long, value_name = "N", default_value_t = 500_000)]
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub budget: usize,
     #[arg(long)]
     pub json: bool,

@@ -5,6 +5,7 @@ pub mod args;
 pub mod fk;
 pub mod inspect;
 pub mod lower;
+pub mod verify;
 
 use crate::error::Result;
 use crate::io::mjcf::MjcfLimits;
@@ -18,6 +19,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Fk(a) => fk::run(a),
         Command::Lower(a) => lower::run(a),
         Command::Acm(c) => acm::run(c),
+        Command::Verify(a) => verify::run(a),
     }
 }
 

@@ -53,8 +53,10 @@ pub fn read_srdf(path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf>
         Ok(())
     };
     // Group states may give values for virtual joints (a floating base), declared anywhere.
-    let virtual_names: Vec<&str> =
-        root.children_named("virtual_joint").filter_map(|v| v.attr("name")).collect();
+    let virtual_names: Vec<&str> = root
+        .children_named("virtual_joint")
+        .filter_map(|v| v.attr("name"))
+        .collect();
     for el in &root.children {
         match el.name.as_str() {
             "disable_collisions" => {
@@ -73,17 +75,21 @@ pub fn read_srdf(path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf>
                 let mut values = BTreeMap::new();
                 for j in el.children_named("joint") {
                     let name = j.required("name")?;
-                    let attr = j
-                        .attribute("value")
-                        .ok_or_else(|| j.location.error("<joint> is missing the attribute `value`"))?;
+                    let attr = j.attribute("value").ok_or_else(|| {
+                        j.location.error("<joint> is missing the attribute `value`")
+                    })?;
                     let v = super::xml::parse_floats(attr, 0)?;
                     // A floating base (a virtual joint, or Pinocchio's `root_joint` with its 7
                     // values) is not a joint of the kinematic tree: its value is not needed.
-                    if virtual_names.contains(&name) || (robot.joint_index(name).is_none() && v.len() >= 3) {
+                    if virtual_names.contains(&name)
+                        || (robot.joint_index(name).is_none() && v.len() >= 3)
+                    {
                         continue;
                     }
                     if robot.joint_index(name).is_none() {
-                        return Err(j.location.error(format!("joint `{name}` is not in robot `{}`", robot.name)));
+                        return Err(j
+                            .location
+                            .error(format!("joint `{name}` is not in robot `{}`", robot.name)));
                     }
                     let Some(&first) = v.first() else {
                         return Err(j

@@ -108,6 +108,11 @@ impl Workspace {
         (self.link_pose[i].rot, self.link_pose[i].pos)
     }
 
+    /// World centre of primitive `k`'s bounding sphere after the last FK that placed it.
+    pub fn sphere_center(&self, k: usize) -> V3 {
+        self.sphere_c[k]
+    }
+
     /// Joint values of the last [`Model::fk`], one per link (0 for fixed joints, mimic joints
     /// resolved).
     pub fn joint_values(&self) -> &[f64] {

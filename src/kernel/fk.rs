@@ -45,7 +45,11 @@ impl Model {
 
     /// Indices of link `link`'s primitives, for [`Model::fk_partial`].
     pub fn primitive_indices(&self, link: usize) -> impl Iterator<Item = usize> + '_ {
-        self.prims.iter().enumerate().filter(move |(_, p)| p.link == link).map(|(k, _)| k)
+        self.prims
+            .iter()
+            .enumerate()
+            .filter(move |(_, p)| p.link == link)
+            .map(|(k, _)| k)
     }
 
     /// Independent joints read `q`; mimic joints follow their leaders; fixed joints are 0.

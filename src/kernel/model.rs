@@ -737,6 +737,11 @@ impl Model {
     }
 
     /// Bounding sphere (link frame centre, radius) of primitive `k` of link `link`.
+    /// Radius of primitive `k`'s bounding sphere (global primitive index).
+    pub fn sphere_radius(&self, k: usize) -> f64 {
+        self.prims[k].sphere_r
+    }
+
     pub fn bounding_sphere(&self, link: usize, k: usize) -> Option<(V3, f64)> {
         self.prims
             .iter()

@@ -43,8 +43,16 @@ pub fn config_beside(path: &Path) -> PathBuf {
     path.with_file_name("robot.yaml")
 }
 
-fn violation(check: &'static str, subject: impl Into<String>, detail: impl Into<String>) -> Violation {
-    Violation { check, subject: subject.into(), detail: detail.into() }
+fn violation(
+    check: &'static str,
+    subject: impl Into<String>,
+    detail: impl Into<String>,
+) -> Violation {
+    Violation {
+        check,
+        subject: subject.into(),
+        detail: detail.into(),
+    }
 }
 
 /// Checks one manifest. Unreadable input (the manifest, its robot) is an error; failed
@@ -62,24 +70,43 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     };
     let config = config_beside(path);
     if !config.is_file() {
-        return Err(Error::at(path, None, format!("no robot config beside it ({} is missing)", config.display())));
+        return Err(Error::at(
+            path,
+            None,
+            format!(
+                "no robot config beside it ({} is missing)",
+                config.display()
+            ),
+        ));
     }
     let loaded = load_robot(&config, &options.load)?;
 
     // Sources: the same files, byte for byte.
-    let recorded: BTreeMap<&str, &str> = m.sources.iter().map(|s| (s.path.as_str(), s.sha256.as_str())).collect();
+    let recorded: BTreeMap<&str, &str> = m
+        .sources
+        .iter()
+        .map(|s| (s.path.as_str(), s.sha256.as_str()))
+        .collect();
     let current = source_files(&loaded);
     let mut stale = false;
     for (given, file) in &current {
         match recorded.get(given.as_str()) {
             None => {
                 stale = true;
-                out.violations.push(violation("stale", given.clone(), "read now but not recorded; run `collide lower`"));
+                out.violations.push(violation(
+                    "stale",
+                    given.clone(),
+                    "read now but not recorded; run `collide lower`",
+                ));
             }
             Some(&sha) => {
                 if sha256_file(file)? != sha {
                     stale = true;
-                    out.violations.push(violation("stale", given.clone(), "changed since the manifest was written; run `collide lower`"));
+                    out.violations.push(violation(
+                        "stale",
+                        given.clone(),
+                        "changed since the manifest was written; run `collide lower`",
+                    ));
                 }
             }
         }
@@ -87,25 +114,41 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     for s in &m.sources {
         if !current.iter().any(|(g, _)| g == &s.path) {
             stale = true;
-            out.violations.push(violation("stale", s.path.clone(), "recorded but no longer read; run `collide lower`"));
+            out.violations.push(violation(
+                "stale",
+                s.path.clone(),
+                "recorded but no longer read; run `collide lower`",
+            ));
         }
     }
 
     // Containment on the written numbers, every link (skipped when sources changed:
     // the truth is then not what was proven against).
     if !stale {
-        let cache = load_meshes(&loaded.robot, &options.mesh_limits, options.max_total_triangles)?;
+        let cache = load_meshes(
+            &loaded.robot,
+            &options.mesh_limits,
+            options.max_total_triangles,
+        )?;
         let truth: BTreeMap<String, _> = truths(&loaded.robot, &cache)?.into_iter().collect();
         for name in truth.keys() {
             if !m.links.iter().any(|l| &l.name == name) {
-                out.violations.push(violation("containment", name.clone(), "has geometry but no primitives"));
+                out.violations.push(violation(
+                    "containment",
+                    name.clone(),
+                    "has geometry but no primitives",
+                ));
             }
         }
         let proofs: Vec<_> = m
             .links
             .par_iter()
             .map(|link| match truth.get(&link.name) {
-                None => Err(violation("containment", link.name.clone(), "has primitives but no geometry in the robot")),
+                None => Err(violation(
+                    "containment",
+                    link.name.clone(),
+                    "has primitives but no geometry in the robot",
+                )),
                 Some(mesh) => super::containment::prove_link(link, mesh)
                     .map_err(|e| violation("containment", link.name.clone(), e.message)),
             })
@@ -113,7 +156,10 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
         for p in proofs {
             match p {
                 Ok(proof) => {
-                    out.min_margin_m = Some(out.min_margin_m.map_or(proof.min_margin_m, |v: f64| v.min(proof.min_margin_m)))
+                    out.min_margin_m = Some(
+                        out.min_margin_m
+                            .map_or(proof.min_margin_m, |v: f64| v.min(proof.min_margin_m)),
+                    )
                 }
                 Err(v) => out.violations.push(v),
             }
@@ -122,7 +168,8 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
 
     // The kernel loads it as written.
     if let Err(e) = load_kernel(&m) {
-        out.violations.push(violation("kernel", m.robot.clone(), e.message));
+        out.violations
+            .push(violation("kernel", m.robot.clone(), e.message));
         return Ok(out);
     }
 
@@ -136,7 +183,10 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
             || open.model.workspace(),
             |ws, row| {
                 if row.reason == "user" {
-                    return Ok(Some(format!("ACM row {} - {} is a user exemption without proof", row.a, row.b)));
+                    return Ok(Some(format!(
+                        "ACM row {} - {} is a user exemption without proof",
+                        row.a, row.b
+                    )));
                 }
                 let Some(pi) = decider.pair_index(&row.a, &row.b) else {
                     // A pair with a link without primitives is never checked: nothing to prove.
@@ -146,12 +196,16 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
                 if now.category() == row.reason {
                     Ok(None)
                 } else {
-                    Err(violation("acm", format!("{} - {}", row.a, row.b), format!(
-                        "recorded {} ({}), now {}",
-                        row.reason,
-                        row.proof,
-                        describe(&now)
-                    )))
+                    Err(violation(
+                        "acm",
+                        format!("{} - {}", row.a, row.b),
+                        format!(
+                            "recorded {} ({}), now {}",
+                            row.reason,
+                            row.proof,
+                            describe(&now)
+                        ),
+                    ))
                 }
             },
         )
@@ -172,7 +226,11 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
             m.robot.clone(),
             format!(
                 "recorded {} at {:.1} mm, now {} at {:.1} mm",
-                if m.rest_pose.clear { "clear" } else { "tripped" },
+                if m.rest_pose.clear {
+                    "clear"
+                } else {
+                    "tripped"
+                },
                 m.rest_pose.min_distance_m * 1e3,
                 if rest.clear { "clear" } else { "tripped" },
                 rest.min_distance_m * 1e3
@@ -189,7 +247,11 @@ fn describe(v: &Verdict) -> String {
             format!("can collide: {:.1} mm at {}", distance * 1e3, q.join(" "))
         }
         Verdict::Unproven { boxes, closest } => {
-            format!("unproven after {} boxes (closest {:.1} mm)", crate::acm::thousands(*boxes), closest * 1e3)
+            format!(
+                "unproven after {} boxes (closest {:.1} mm)",
+                crate::acm::thousands(*boxes),
+                closest * 1e3
+            )
         }
         other => format!("{}", other.category()),
     }

@@ -14,7 +14,12 @@ pub fn prove_link(link: &crate::io::manifest::Link, mesh: &TriMesh) -> Result<Pr
     let prims: Vec<_> = link.primitives.iter().map(fit_primitive).collect();
     fit::proof::check_written(&prims)
         .and_then(|_| fit::prove(mesh, &prims, None))
-        .map_err(|e| Error::check(format!("link `{}`: containment proof failed: {e}", link.name)))
+        .map_err(|e| {
+            Error::check(format!(
+                "link `{}`: containment proof failed: {e}",
+                link.name
+            ))
+        })
 }
 
 /// Proves every link; the achieved margin per link, or the first failure.
