@@ -112,13 +112,26 @@ pub fn certify(
         .collect();
     let joint = model.links()[path_joints[0]].joint.name.clone();
     let score = |p: V3| probe.depth(ws, a, p).min(probe.depth(ws, b, p));
-    let best = if lines.len() == 1 {
+    // Axes that are the same line (a joint chain turning about one axis) count once.
+    let mut distinct: Vec<(V3, V3)> = Vec::new();
+    for &(o, d) in &lines {
+        let same = |&(o2, d2): &(V3, V3)| {
+            norm(cross(d, d2)) < 1e-12 && norm(cross(sub(o, o2), d2)) < 1e-12
+        };
+        if !distinct.iter().any(same) {
+            distinct.push((o, d));
+        }
+    }
+    let best = if distinct.len() == 1 {
         // Any point on the one axis: search along it for the deepest common point.
-        best_on_line(lines[0], &score)
+        best_on_line(distinct[0], &score)
     } else {
-        let p = nearest_point_to_lines(&lines)?;
+        let p = nearest_point_to_lines(&distinct)?;
         // The point must lie on every axis (to rounding), else the joints move it.
-        if lines.iter().any(|&(o, d)| norm(cross(sub(p, o), d)) > 1e-9) {
+        if distinct
+            .iter()
+            .any(|&(o, d)| norm(cross(sub(p, o), d)) > 1e-9)
+        {
             return None;
         }
         score(p)
@@ -127,7 +140,7 @@ pub fn certify(
         Some(Certificate {
             radius: best,
             joint,
-            axes: lines.len(),
+            axes: distinct.len(),
         })
     } else {
         None

@@ -109,6 +109,15 @@ pub struct Regenerated {
     pub sampling: sampling::SampleReport,
 }
 
+/// 1 -> "1 box", 4812 -> "4,812 boxes".
+pub fn count_boxes(n: usize) -> String {
+    if n == 1 {
+        "1 box".to_string()
+    } else {
+        format!("{} boxes", thousands(n))
+    }
+}
+
 /// 4812 -> "4,812".
 pub fn thousands(n: usize) -> String {
     let s = n.to_string();
@@ -271,8 +280,8 @@ impl<'k> PairDecider<'k> {
                 boxes,
                 min_lower_bound,
             } => Verdict::Never(format!(
-                "branch and bound, {} boxes, min lower bound {:.1} mm",
-                thousands(boxes),
+                "branch and bound, {}, min lower bound {:.1} mm",
+                count_boxes(boxes),
                 min_lower_bound * 1e3
             )),
             BoundOutcome::Reaches { q, distance, .. } => {
@@ -316,13 +325,13 @@ pub fn regenerate(m: &Manifest, srdf: Option<&Srdf>, options: &AcmOptions) -> Re
                 Some(Verdict::Reaches {
                     q,
                     overlap: Some(r),
-                    distance,
+                    ..
                 }) => SrdfStatus::Refuted {
                     q: q.clone(),
-                    depth: (-distance).max(*r),
+                    depth: *r,
                 },
                 Some(Verdict::Reaches { distance, .. }) => SrdfStatus::Unproven(format!(
-                    "comes within {:.1} mm of the margin, no overlap certified",
+                    "within the margin ({:.1} mm) somewhere, but no overlap certified",
                     distance * 1e3
                 )),
                 Some(Verdict::Unproven { boxes, closest }) => SrdfStatus::Unproven(format!(

@@ -70,7 +70,7 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
     }
     if let Some(out) = &args.srdf_out {
         crate::io::atomic::write_atomic(out, acm::srdf_text(&m.robot, &m.acm).as_bytes())?;
-        eprintln!("wrote {}", out.display());
+        crate::messages::note(&format!("wrote {}", out.display()));
     }
     if args.check {
         if changed {
@@ -85,9 +85,9 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
     if args.write {
         if changed {
             crate::io::atomic::write_atomic(&path, text.as_bytes())?;
-            println!("wrote {}", path.display());
+            crate::messages::note(&format!("wrote {}", path.display()));
         } else {
-            println!("{} is up to date", path.display());
+            crate::messages::note(&format!("{} is up to date", path.display()));
         }
     } else if changed && !args.json {
         print!("{}", unified_diff(&old_text, &text, &path));
@@ -142,7 +142,11 @@ pub fn summary(r: &Regenerated, started: Instant) -> String {
                 SrdfStatus::Proven(cat) => ("proven".to_string(), cat.to_string()),
                 SrdfStatus::Refuted { q, depth } => (
                     "REFUTED".to_string(),
-                    format!("overlap {:.1} mm at {}", depth * 1e3, q_text(q)),
+                    format!(
+                        "overlap: common ball {:.1} mm at {}",
+                        depth * 1e3,
+                        q_text(q)
+                    ),
                 ),
                 SrdfStatus::Unproven(why) => ("unproven".to_string(), why.clone()),
                 SrdfStatus::NoGeometry => ("no geometry".to_string(), String::new()),

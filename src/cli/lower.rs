@@ -70,7 +70,7 @@ pub fn run(args: LowerArgs) -> Result<i32> {
                 unified_diff(existing_text.as_deref().unwrap_or(""), &lowered.text, &path)
             );
         } else if !args.json {
-            println!("{} is up to date", path.display());
+            crate::messages::note(&format!("{} is up to date", path.display()));
         }
         return Ok(0);
     }
@@ -96,9 +96,9 @@ pub fn run(args: LowerArgs) -> Result<i32> {
     }
     if changed {
         crate::io::atomic::write_atomic(&path, lowered.text.as_bytes())?;
-        println!("wrote {}", path.display());
+        crate::messages::note(&format!("wrote {}", path.display()));
     } else {
-        println!("{} is up to date", path.display());
+        crate::messages::note(&format!("{} is up to date", path.display()));
     }
     Ok(0)
 }

@@ -1,0 +1,182 @@
+//! `collide acm regenerate` on hand-made robots with known answers, SRDF checking,
+//! and byte-stable output.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+fn scratch(urdf: &str, srdf: Option<&str>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        common::repo().join("tests/robots").join(urdf),
+        dir.path().join(urdf),
+    )
+    .unwrap();
+    let mut config = format!("name: {}\nurdf: {urdf}\n", urdf.trim_end_matches(".urdf"));
+    if let Some(text) = srdf {
+        std::fs::write(dir.path().join("robot.srdf"), text).unwrap();
+        config += "srdf: robot.srdf\n";
+    }
+    std::fs::write(dir.path().join("robot.yaml"), config).unwrap();
+    let path = dir.path().join("robot.yaml");
+    let out = common::collide()
+        .args(["lower", path.to_str().unwrap(), "--write", "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (dir, path)
+}
+
+fn regenerate(config: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = common::collide()
+        .args([
+            "acm",
+            "regenerate",
+            config.to_str().unwrap(),
+            "--json",
+            "-q",
+            "--samples",
+            "300",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn category(report: &serde_json::Value, a: &str, b: &str) -> String {
+    let p = report["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["a"] == a && p["b"] == b);
+    p.unwrap_or_else(|| panic!("no pair {a} {b}"))["category"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn two_links_on_one_joint_are_adjacent() {
+    let (_d, config) = scratch("acm_two.urdf", None);
+    let r = regenerate(&config, &[]);
+    assert_eq!(r["pairs"].as_array().unwrap().len(), 1);
+    assert_eq!(category(&r, "a", "b"), "adjacent");
+}
+
+#[test]
+fn three_link_answers_are_the_analytic_ones() {
+    let (_d, config) = scratch("acm_three.urdf", None);
+    let r = regenerate(&config, &[]);
+    // Both balls sit on the one axis the joints between them turn about.
+    assert_eq!(category(&r, "base", "lower"), "always");
+    let always = r["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["a"] == "base" && p["b"] == "lower")
+        .unwrap();
+    let proof = always["proof"].as_str().unwrap();
+    assert!(proof.contains("on joint hip axis"), "{proof}");
+    // The common ball is at least the balls' radius (0.1 m).
+    let mm: f64 = proof
+        .rsplit("common ball ")
+        .next()
+        .unwrap()
+        .trim_end_matches(" mm")
+        .parse()
+        .unwrap();
+    assert!((100.0..110.0).contains(&mm), "{proof}");
+    // 1 m up and 0.6 m off the axis, the far ball cannot reach the base or the swinging ball.
+    assert_eq!(category(&r, "base", "far"), "never");
+    assert_eq!(category(&r, "far", "swing"), "never");
+    // The swinging ball passes within 0.042 m of the origin: it overlaps the base ball.
+    assert_eq!(category(&r, "base", "swing"), "can collide");
+    let witness = r["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["a"] == "base" && p["b"] == "swing")
+        .unwrap();
+    assert!(witness["overlap_m"].as_f64().unwrap() > 0.0, "{witness}");
+    assert_eq!(category(&r, "base", "upper"), "adjacent");
+    assert_eq!(category(&r, "far", "lower"), "adjacent");
+}
+
+#[test]
+fn an_srdf_row_that_collides_is_refuted_with_a_witness_and_dropped() {
+    let srdf = "<robot name=\"acm_three\">\n  <disable_collisions link1=\"swing\" link2=\"base\" reason=\"Never\"/>\n  <disable_collisions link1=\"base\" link2=\"far\" reason=\"Never\"/>\n</robot>\n";
+    let (_d, config) = scratch("acm_three.urdf", Some(srdf));
+    let r = regenerate(&config, &["--write"]);
+    let rows = r["srdf"].as_array().unwrap();
+    let refuted = rows
+        .iter()
+        .find(|s| s["a"] == "base" && s["b"] == "swing")
+        .unwrap();
+    assert_eq!(refuted["status"], "refuted", "{refuted}");
+    assert_eq!(refuted["line"], 2);
+    let q = refuted["detail"]["q"].as_object().unwrap();
+    let swing = q["swing"].as_f64().unwrap();
+    assert!(
+        (-3.0..=3.0).contains(&swing),
+        "witness outside the limits: {q:?}"
+    );
+    assert!(refuted["detail"]["depth_m"].as_f64().unwrap() > 0.0);
+    let proven = rows
+        .iter()
+        .find(|s| s["a"] == "base" && s["b"] == "far")
+        .unwrap();
+    assert_eq!(proven["status"], "proven");
+    let manifest = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
+    assert!(
+        !manifest.contains("{a: base, b: swing"),
+        "a refuted row stayed an exemption"
+    );
+    assert!(manifest.contains("{a: base, b: far, reason: never"));
+}
+
+#[test]
+fn output_is_byte_stable_across_runs_and_thread_counts() {
+    let (_d, config) = scratch("acm_three.urdf", None);
+    let manifest = config.with_file_name("manifest.yaml");
+    let srdf_out = config.with_file_name("out.srdf");
+    let mut outputs = Vec::new();
+    for threads in ["1", "2", "2"] {
+        let out = common::collide()
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "acm",
+                "regenerate",
+                config.to_str().unwrap(),
+                "--write",
+                "-q",
+                "--srdf-out",
+                srdf_out.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        outputs.push((
+            std::fs::read(&manifest).unwrap(),
+            std::fs::read(&srdf_out).unwrap(),
+        ));
+    }
+    assert!(
+        outputs.windows(2).all(|w| w[0] == w[1]),
+        "output changed between runs"
+    );
+    let srdf = String::from_utf8(outputs[0].1.clone()).unwrap();
+    assert!(
+        srdf.contains("<disable_collisions link1=\"base\" link2=\"lower\" reason=\"Always\"/>"),
+        "{srdf}"
+    );
+}

@@ -1,0 +1,256 @@
+//! `collide lower`, `verify` and the guards on a hand-made robot with known shapes:
+//! a cube, a long cylinder, an L shape, a flat plate, a single triangle, a mirrored L.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// A scratch copy of the hand-made robot (URDF, meshes, robot.yaml) so tests can edit it.
+fn scratch() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::repo().join("tests/robots/shapes");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("robot.yaml"),
+        "name: shapes\nurdf: shapes.urdf\n",
+    )
+    .unwrap();
+    let config = dir.path().join("robot.yaml");
+    (dir, config)
+}
+
+fn run(args: &[&str]) -> Output {
+    common::collide().args(args).output().unwrap()
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn lower_write(config: &Path) -> String {
+    let out = run(&["lower", path_str(config), "--write", "-q"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap()
+}
+
+#[test]
+fn every_shape_is_contained_and_verified() {
+    let (_dir, config) = scratch();
+    let text = lower_write(&config);
+    let manifest = config.with_file_name("manifest.yaml");
+    let out = run(&["verify", path_str(&manifest), "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    let m = &report["manifests"][0];
+    assert_eq!(m["ok"], true);
+    assert_eq!(m["links"], 6);
+    // The achieved margin is the headroom, rounded down to 0.1 mm.
+    assert!(m["min_margin_m"].as_f64().unwrap() >= 0.001 - 1e-12, "{m}");
+    // The long cylinder becomes capsules around its axis; the cube a box.
+    assert!(
+        text.contains("- name: cylinder\n    primitives:\n      - {kind: capsule"),
+        "{text}"
+    );
+    assert!(
+        text.contains("- name: base\n    primitives:\n      - {kind: box"),
+        "{text}"
+    );
+}
+
+#[test]
+fn every_written_primitive_number_has_at_most_four_decimals() {
+    let (_dir, config) = scratch();
+    let text = lower_write(&config);
+    let mut checked = 0;
+    for line in text.lines().filter(|l| l.contains("{kind: ")) {
+        for token in line.split(|c: char| c == '[' || c == ']' || c == ',' || c == ' ' || c == '}')
+        {
+            if let Ok(v) = token.parse::<f64>() {
+                let decimals = token.split('.').nth(1).map_or(0, |d| d.len());
+                assert!(decimals <= 4 || token.contains('e'), "{token} in {line}");
+                assert!(
+                    ((v * 1e4).round() / 1e4 - v).abs() < 1e-12,
+                    "{token} in {line}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 30, "only {checked} numbers");
+}
+
+#[test]
+fn check_flags_a_stale_manifest_and_a_second_write_changes_nothing() {
+    let (_dir, config) = scratch();
+    let first = lower_write(&config);
+    let second = lower_write(&config);
+    assert_eq!(first, second, "a second lower --write changed the manifest");
+    let c = path_str(&config);
+    assert_eq!(run(&["lower", c, "--check", "-q"]).status.code(), Some(0));
+    let manifest = config.with_file_name("manifest.yaml");
+    std::fs::write(
+        &manifest,
+        first.replacen("headroom_m: 0.001", "headroom_m: 0.002", 1),
+    )
+    .unwrap();
+    assert_eq!(run(&["lower", c, "--check", "-q"]).status.code(), Some(1));
+}
+
+#[test]
+fn loosening_is_refused_with_exit_3_and_the_manifest_kept() {
+    let (_dir, config) = scratch();
+    let text = lower_write(&config);
+    let manifest = config.with_file_name("manifest.yaml");
+    // Pretend the existing cube fit stood 0.5 mm closer to its hull than the new one will.
+    let at = text.find("- name: base").unwrap();
+    let key = "mean_protrusion_m: ";
+    let start = at + text[at..].find(key).unwrap() + key.len();
+    let end = start + text[start..].find('\n').unwrap();
+    let old: f64 = text[start..end].parse().unwrap();
+    let tighter = format!("{}{:.4}{}", &text[..start], old - 0.0005, &text[end..]);
+    std::fs::write(&manifest, &tighter).unwrap();
+    let out = run(&["lower", path_str(&config), "--write", "-q"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("base"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&manifest).unwrap(),
+        tighter,
+        "a refused write touched the file"
+    );
+    let out = run(&[
+        "lower",
+        path_str(&config),
+        "--write",
+        "--allow-loosen",
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), text);
+}
+
+/// Lowers the scratch robot (cube and cylinder tight), regenerates its ACM, and returns
+/// the manifest text; `verify` must pass on it before each tampering test.
+fn proven_scratch() -> (tempfile::TempDir, PathBuf, String) {
+    let (dir, config) = scratch();
+    let c = path_str(&config);
+    let out = run(&[
+        "lower",
+        c,
+        "--tight-link",
+        "base",
+        "--tight-link",
+        "cylinder",
+        "--write",
+        "-q",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&["acm", "regenerate", c, "--write", "-q", "--samples", "200"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest = config.with_file_name("manifest.yaml");
+    assert_eq!(
+        run(&["verify", path_str(&manifest), "-q"]).status.code(),
+        Some(0)
+    );
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    (dir, manifest, text)
+}
+
+fn verify_after(manifest: &Path, text: &str) -> (Option<i32>, String) {
+    std::fs::write(manifest, text).unwrap();
+    let out = run(&["verify", path_str(manifest), "-q"]);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// Replaces the first number after `key` on the line of `link`'s first primitive.
+fn tamper(text: &str, link: &str, key: &str, f: impl Fn(f64) -> f64) -> String {
+    let at = text.find(&format!("- name: {link}\n")).unwrap();
+    let start = at + text[at..].find(key).unwrap() + key.len();
+    let end = start + text[start..].find([',', ']', '}']).unwrap();
+    let v: f64 = text[start..end].trim().parse().unwrap();
+    format!("{}{}{}", &text[..start], f(v), &text[end..])
+}
+
+#[test]
+fn verify_catches_each_kind_of_tampering() {
+    let (dir, manifest, text) = proven_scratch();
+    // A shrunken capsule radius (the L shape's first capsule).
+    let (code, out) = verify_after(
+        &manifest,
+        &tamper(&text, "l_shape", "radius: ", |r| r - 0.002),
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("containment") && out.contains("l_shape"),
+        "{out}"
+    );
+    // A moved box (the plate).
+    let (code, out) = verify_after(
+        &manifest,
+        &tamper(&text, "plate", "center: [", |x| x + 0.01),
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("plate"), "{out}");
+    // A hull vertex pulled in (the cube's first hull vertex, towards the centre).
+    let (code, out) = verify_after(
+        &manifest,
+        &tamper(&text, "base", "hull:\n          - [", |x| x * 0.5),
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("base"), "{out}");
+    // An ACM row whose proof does not hold: `always` claimed for a pair proven `never`.
+    let never_row = text
+        .lines()
+        .find(|l| l.contains("reason: never"))
+        .expect("a never row")
+        .to_string();
+    let (code, out) = verify_after(
+        &manifest,
+        &text.replacen(
+            &never_row,
+            &never_row.replace("reason: never", "reason: always"),
+            1,
+        ),
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("acm"), "{out}");
+    // A field the loader does not know: unreadable input.
+    let (code, out) = verify_after(
+        &manifest,
+        &text.replacen("margin_m: 0.0", "margin_m: 0.0\ncolour: red", 1),
+    );
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("colour"), "{out}");
+    // A changed source mesh: stale.
+    std::fs::write(&manifest, &text).unwrap();
+    let stl = dir.path().join("plate.stl");
+    let mesh = std::fs::read_to_string(&stl).unwrap();
+    std::fs::write(&stl, mesh.replacen("0.1 0.1 0", "0.1 0.1 0.0001", 1)).unwrap();
+    let (code, out) = verify_after(&manifest, &text);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("stale") && out.contains("plate.stl"), "{out}");
+}
