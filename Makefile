@@ -21,13 +21,19 @@ build:
 	$(CARGO) build --release --locked
 
 demo: robots build
-	$(COLLIDE) inspect robots/franka_panda/robot.yaml
+	$(COLLIDE) inspect robots/franka_panda/robot.yaml | head -20
+	@echo
+	$(COLLIDE) lower robots/franka_panda/robot.yaml --check && echo "manifest up to date"
+	$(COLLIDE) lower robots/franka_panda/robot.yaml --json | head -30
+	$(COLLIDE) acm regenerate robots/franka_panda/robot.yaml --samples 2000 | head -60
+	$(COLLIDE) verify robots/franka_panda/manifest.yaml
 
 test: robots
 	$(CARGO) test --release --locked
 
-bench: robots
+bench: robots build
 	$(CARGO) bench --locked
+	scripts/bench-pipeline.sh
 
 fmt:
 	$(CARGO) fmt --all

@@ -280,7 +280,7 @@ impl<'k> PairDecider<'k> {
                 boxes,
                 min_lower_bound,
             } => Verdict::Never(format!(
-                "branch and bound, {}, min lower bound {:.1} mm",
+                "branch and bound, {}, min lower bound {:.2} mm",
                 count_boxes(boxes),
                 min_lower_bound * 1e3
             )),
