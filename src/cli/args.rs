@@ -31,7 +31,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// Manifests to check (each beside its robot.yaml).
+    /// Manifests to check (each beside its robot.yaml); a directory means every manifest.yaml below it.
     #[arg(required = true)]
     pub manifests: Vec<PathBuf>,
     #[arg(long)]

@@ -17,7 +17,7 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
     };
     let mut code = 0;
     let mut results = Vec::new();
-    for path in &args.manifests {
+    for path in &expand(&args.manifests) {
         match verify(path, &options) {
             Ok(v) => {
                 if !v.violations.is_empty() {
@@ -104,4 +104,29 @@ fn to_json(v: &Verified) -> serde_json::Value {
     serde_json::json!({"manifest": v.manifest.display().to_string(), "robot": v.robot, "ok": v.violations.is_empty(),
         "violations": violations, "warnings": v.warnings, "min_margin_m": v.min_margin_m,
         "links": v.links, "acm_rows": v.acm_rows})
+}
+
+/// Directories stand for every `manifest.yaml` below them (sorted), so a hook can pass `robots`.
+fn expand(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.file_name().is_some_and(|n| n == "manifest.yaml") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
 }
