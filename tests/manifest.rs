@@ -55,7 +55,7 @@ fn tight_box() -> BoxPrim {
 fn candidate(kind: CandidateKind, v: f64) -> Candidate {
     Candidate {
         kind,
-        vol_ratio: v,
+        vol_ratio: Some(v),
         max_protrusion_m: 0.0123,
         mean_protrusion_m: 0.0045,
     }
@@ -64,7 +64,7 @@ fn candidate(kind: CandidateKind, v: f64) -> Candidate {
 fn fit(choice: FitChoice) -> Fit {
     Fit {
         choice,
-        vol_ratio: 1.4321,
+        vol_ratio: Some(1.4321),
         max_protrusion_m: 0.0123,
         mean_protrusion_m: 0.0045,
         min_margin_m: 0.001,

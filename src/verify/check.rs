@@ -253,7 +253,7 @@ fn describe(v: &Verdict) -> String {
                 closest * 1e3
             )
         }
-        other => format!("{}", other.category()),
+        other => other.category().to_string(),
     }
 }
 
