@@ -70,8 +70,8 @@ pub struct ReportArgs {
     /// Where the generated Markdown fleet table goes.
     #[arg(long, value_name = "FILE", default_value = "docs/fleet.md")]
     pub fleet_md: PathBuf,
-    /// Seeded poses per robot (fewer than `sweep`'s 3000, so the whole fleet stays quick).
-    #[arg(long, value_name = "N", default_value_t = 1000)]
+    /// Seeded poses per robot (as `sweep`; the whole fleet takes well under a minute).
+    #[arg(long, value_name = "N", default_value_t = 3000)]
     pub poses: usize,
     #[arg(long, default_value_t = 20260924)]
     pub seed: u64,

@@ -222,6 +222,33 @@ pub fn link_views(mesh: &TriMesh, prims: &[Primitive]) -> Vec<String> {
         .collect()
 }
 
+/// Colours of the pictures, shared by the page and [`figure`].
+pub const STYLE: &str = "svg.view{background:#fff}svg .frame{fill:none;stroke:#d0d7de}\
+svg .truth{fill:#8c959f;shape-rendering:crispEdges}svg polygon{fill:none;stroke-width:1.2}\
+svg .capsule{stroke:#0969da}svg .box{stroke:#bc4c00}svg .tight-box{stroke:#bc4c00;stroke-dasharray:4 3}\
+svg .hull{stroke:#1a7f37}svg .label{font:10px sans-serif;fill:#57606a}";
+
+/// One link's three views side by side as a standalone SVG file (style inside), with a title.
+pub fn figure(mesh: &TriMesh, prims: &[Primitive], title: &str) -> String {
+    let views = link_views(mesh, prims);
+    let (w, h) = (3.0 * SIDE + 8.0, SIDE + 20.0);
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\
+         <style>{STYLE}svg .title{{font:bold 12px sans-serif;fill:#1b1f24}}</style>\
+         <rect width=\"{w}\" height=\"{h}\" fill=\"#fff\"/><text class=\"title\" x=\"2\" y=\"13\">{}</text>",
+        super::fleet::escape(title)
+    );
+    for (i, v) in views.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<g transform=\"translate({} 20)\">{v}</g>",
+            i as f64 * (SIDE + 4.0)
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
