@@ -223,6 +223,37 @@ pub fn sweep_grid(r: &SweepReport) -> Grid {
     g
 }
 
+/// What the truth's own contacts say, in one sentence (empty when there is none).
+pub fn contacts_note(r: &SweepReport) -> String {
+    let mut out = String::new();
+    if !r.top_contacts.is_empty() {
+        let pairs: Vec<String> = r
+            .top_contacts
+            .iter()
+            .map(|(a, b, n)| format!("{a}/{b} {n}"))
+            .collect();
+        out = format!("Most truth contacts (poses): {}.", pairs.join(", "));
+    }
+    if !r.always_touching.is_empty() {
+        let mut names: Vec<String> = r
+            .always_touching
+            .iter()
+            .take(6)
+            .map(|(a, b)| format!("{a}/{b}"))
+            .collect();
+        if r.always_touching.len() > 6 {
+            names.push(format!("+{} more", r.always_touching.len() - 6));
+        }
+        let _ = write!(
+            out,
+            " {} checked pair(s) touch in every pose, so every pose is refused whatever the fit (not exempted by the ACM): {}.",
+            r.always_touching.len(),
+            names.join(", ")
+        );
+    }
+    out
+}
+
 fn mm(v: f64) -> String {
     format!("{:.1}", v * 1e3)
 }
@@ -308,6 +339,10 @@ pub fn fleet_markdown(robots: &[RobotReport], poses: usize, seed: u64) -> String
             r.truth.links,
             r.truth.pieces
         );
+        let note = contacts_note(r);
+        if !note.is_empty() {
+            let _ = write!(out, "{}\n\n", note.trim_start());
+        }
         out += &sweep_grid(r).markdown();
         out.push('\n');
         out += &links_grid(&rr.manifest).markdown();
@@ -368,6 +403,10 @@ pub fn html_page(robots: &[RobotReport], poses: usize, seed: u64) -> String {
             hv = r.truth.hull_vertices,
             secs = r.elapsed_s,
         );
+        let note = contacts_note(r);
+        if !note.is_empty() {
+            let _ = write!(out, "<p>{}</p>", escape(note.trim_start()));
+        }
         for m in &r.missed {
             let _ = write!(
                 out,

@@ -357,6 +357,11 @@ pub struct SweepReport {
     pub contact_pairs: usize,
     /// Truth contacts whose GJK hit its iteration cap (counted as contact, conservatively).
     pub undecided: usize,
+    /// The pairs most often in truth contact: (a, b, poses), at most five.
+    pub top_contacts: Vec<(String, String, usize)>,
+    /// Checked pairs in truth contact in every pose (CAD-nested neighbours the ACM does not
+    /// exempt: every pose is refused because of them, whatever the fit).
+    pub always_touching: Vec<(String, String)>,
     pub sets: Vec<SetReport>,
     pub missed: Vec<Missed>,
     /// Wall time of the pose loop (s).
@@ -534,6 +539,23 @@ impl Prepared {
             .flat_map(|o| &o.contacts)
             .filter(|c| !c.3)
             .count();
+        let mut per_pair_contacts = vec![0usize; pairs.len()];
+        for o in &outs {
+            for c in &o.contacts {
+                per_pair_contacts[c.0 as usize] += 1;
+            }
+        }
+        let pair_names = |k: usize| {
+            let (a, b) = pairs[k];
+            (names[a].clone(), names[b].clone())
+        };
+        let always_touching = per_pair_contacts
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| poses > 0 && **n == poses)
+            .map(|(k, _)| pair_names(k))
+            .collect();
+        let top_contacts = top_pairs(&per_pair_contacts, &pair_names);
         let mut missed_list = Vec::new();
         let mut sets = Vec::new();
         for (si, s) in self.sets.iter().enumerate() {
@@ -594,17 +616,7 @@ impl Prepared {
                 p99_us: percentile(&ns, 0.99),
                 max_us: ns.last().map_or(0.0, |&x| x as f64 / 1e3),
             };
-            let mut top: Vec<(String, String, usize)> = per_pair
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(k, &c)| {
-                    let (a, b) = pairs[k];
-                    (names[a].clone(), names[b].clone(), c)
-                })
-                .collect();
-            top.sort_by(|x, y| y.2.cmp(&x.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
-            top.truncate(5);
+            let top = top_pairs(&per_pair, &pair_names);
             let rest = match crate::verify::rest::check_rest(&s.manifest) {
                 Ok((r, contacts)) => Rest {
                     clear: r.clear,
@@ -656,12 +668,33 @@ impl Prepared {
             contact_poses,
             contact_pairs,
             undecided,
+            top_contacts,
+            always_touching,
             sets,
             missed: missed_list,
             elapsed_s,
             warnings: self.warnings.clone(),
         }
     }
+}
+
+/// The (at most five) pairs with the highest non-zero counts, ties by name.
+fn top_pairs(
+    counts: &[usize],
+    name: &dyn Fn(usize) -> (String, String),
+) -> Vec<(String, String, usize)> {
+    let mut top: Vec<(String, String, usize)> = counts
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(k, &c)| {
+            let (a, b) = name(k);
+            (a, b, c)
+        })
+        .collect();
+    top.sort_by(|x, y| y.2.cmp(&x.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
+    top.truncate(5);
+    top
 }
 
 /// Prepares and runs one manifest's sweep.

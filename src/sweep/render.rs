@@ -104,6 +104,26 @@ pub fn summary(r: &SweepReport) -> String {
             "  {link}: split among {pieces} primitives ({cut} triangles cut)"
         );
     }
+    if !r.top_contacts.is_empty() {
+        let pairs: Vec<String> = r
+            .top_contacts
+            .iter()
+            .map(|(a, b, n)| format!("{a}/{b} {n}"))
+            .collect();
+        let _ = writeln!(out, "  most truth contacts: {}", pairs.join(", "));
+    }
+    if !r.always_touching.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {} checked pair(s) touch in every pose, so every pose is refused whatever the fit (an ACM matter): {}",
+            r.always_touching.len(),
+            r.always_touching
+                .iter()
+                .map(|(a, b)| format!("{a}/{b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     if r.undecided > 0 {
         let _ = writeln!(
             out,
@@ -212,6 +232,8 @@ pub fn json(r: &SweepReport) -> serde_json::Value {
         "contacts": r.contact_poses,
         "contact_pairs": r.contact_pairs,
         "undecided": r.undecided,
+        "top_contacts": r.top_contacts.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "poses": n})).collect::<Vec<_>>(),
+        "always_touching": r.always_touching.iter().map(|(a, b)| serde_json::json!({"a": a, "b": b})).collect::<Vec<_>>(),
         "sets": sets,
         "missed": missed,
         "warnings": r.warnings,
