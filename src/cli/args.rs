@@ -27,6 +27,10 @@ pub enum Command {
     Acm(AcmCommand),
     /// Re-check committed manifests: sources, containment, ACM proofs, kernel, rest pose.
     Verify(VerifyArgs),
+    /// Judge the kernel's verdicts against the exact truth hulls on seeded poses.
+    Sweep(SweepArgs),
+    /// Sweep every committed robot and write the HTML fleet report and docs/fleet.md.
+    Report(ReportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -39,6 +43,54 @@ pub struct VerifyArgs {
     /// Branch-and-bound boxes allowed to re-prove one `never` row.
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub budget: usize,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// A primitive set for `--compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareSet {
+    /// One capsule per link.
+    SingleCapsule,
+    /// The manifest as written.
+    Fit,
+    /// Box + 26-DOP + hull on every link.
+    AllTight,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// A manifest (robots/NAME/manifest.yaml); the robot config beside it gives the truth meshes.
+    pub manifest: PathBuf,
+    /// Seeded uniform in-limit configurations.
+    #[arg(long, value_name = "N", default_value_t = 3000)]
+    pub poses: usize,
+    #[arg(long, default_value_t = 20260924)]
+    pub seed: u64,
+    /// Also judge other fits of the same robot on the same poses.
+    #[arg(long, value_enum, num_args = 1.., value_name = "SET")]
+    pub compare: Vec<CompareSet>,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Manifests to report on (default: every robots/*/manifest.yaml).
+    pub manifests: Vec<PathBuf>,
+    /// Directory for the HTML page (index.html).
+    #[arg(long, value_name = "DIR", default_value = "report")]
+    pub out: PathBuf,
+    /// Where the generated Markdown fleet table goes.
+    #[arg(long, value_name = "FILE", default_value = "docs/fleet.md")]
+    pub fleet_md: PathBuf,
+    /// Seeded poses per robot (as `sweep`; the whole fleet takes well under a minute).
+    #[arg(long, value_name = "N", default_value_t = 3000)]
+    pub poses: usize,
+    #[arg(long, default_value_t = 20260924)]
+    pub seed: u64,
     #[command(flatten)]
     pub read: ReadArgs,
 }

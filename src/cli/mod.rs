@@ -5,6 +5,8 @@ pub mod args;
 pub mod fk;
 pub mod inspect;
 pub mod lower;
+pub mod report;
+pub mod sweep;
 pub mod verify;
 
 use crate::error::Result;
@@ -20,10 +22,23 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Lower(a) => lower::run(a),
         Command::Acm(c) => acm::run(c),
         Command::Verify(a) => verify::run(a),
+        Command::Sweep(a) => sweep::run(a),
+        Command::Report(a) => report::run(a),
     }
 }
 
 impl ReadArgs {
+    /// What `sweep` and `report` read the robot and its meshes with.
+    pub fn sweep_read(&self) -> crate::sweep::ReadOptions {
+        crate::sweep::ReadOptions {
+            load: self.load_options(),
+            mesh_limits: crate::io::mesh::MeshLimits {
+                max_triangles: self.max_triangles,
+            },
+            max_total_triangles: self.max_total_triangles,
+        }
+    }
+
     pub fn load_options(&self) -> LoadOptions {
         crate::messages::set_quiet(self.quiet);
         LoadOptions {

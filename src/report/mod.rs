@@ -1,4 +1,6 @@
-//! Human output: tables, progress, and (later) the HTML fleet report.
+//! Human output: tables, progress, and the HTML fleet report.
 
+pub mod fleet;
 pub mod progress;
+pub mod svg;
 pub mod table;

@@ -1,0 +1,60 @@
+//! `collide sweep MANIFEST [--poses N] [--seed S] [--compare SET...] [--json]`
+
+use super::args::{CompareSet, SweepArgs};
+use crate::error::{Error, Result};
+use crate::sweep::{self, Set, SweepReport, render};
+
+pub fn set_of(c: CompareSet) -> Set {
+    match c {
+        CompareSet::SingleCapsule => Set::SingleCapsule,
+        CompareSet::Fit => Set::Fit,
+        CompareSet::AllTight => Set::AllTight,
+    }
+}
+
+pub fn run(args: SweepArgs) -> Result<i32> {
+    if args.poses == 0 {
+        return Err(Error::input("--poses must be at least 1"));
+    }
+    let compare: Vec<Set> = args.compare.iter().map(|c| set_of(*c)).collect();
+    let report = sweep::sweep(
+        &args.manifest,
+        args.poses,
+        args.seed,
+        &compare,
+        &args.read.sweep_read(),
+        true,
+    )?;
+    for w in &report.warnings {
+        crate::messages::warning(w);
+    }
+    print_missed(&report);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&render::json(&report)).expect("plain JSON")
+        );
+    } else {
+        print!("{}", render::summary(&report));
+        println!(
+            "\nkernel time per configuration (check_self_collision alone, {} poses; sweep took {:.2} s):",
+            report.poses, report.elapsed_s
+        );
+        print!("{}", render::timing_table(&report).render());
+    }
+    Ok(if report.total_missed() > 0 { 1 } else { 0 })
+}
+
+/// Every missed contact on stderr (always, whatever --quiet says), then the count.
+pub fn print_missed(report: &SweepReport) {
+    for m in &report.missed {
+        eprintln!("error: {}", render::missed_line(m));
+    }
+    if !report.missed.is_empty() {
+        eprintln!(
+            "error: {}: {} missed contact(s): the kernel cleared pairs whose truth touches",
+            report.robot,
+            report.missed.len()
+        );
+    }
+}

@@ -1,0 +1,477 @@
+//! `collide report`: every robot's sweep (with the compare sets) and per-link pictures, as
+//! one self-contained HTML page and the Markdown `docs/fleet.md`.
+//!
+//! Both carry the same tables, built once as [`Grid`]s: the fleet table, and per robot the
+//! sweep table and the link table. The page adds three orthographic pictures per link
+//! ([`super::svg`]). Nothing on the page is fetched: styles and the one script (it counts
+//! the rendered sections, for the headless-browser test) are inline.
+
+use super::svg;
+use crate::error::{Error, Result};
+use crate::io::manifest::Manifest;
+use crate::sweep::{self, ReadOptions, Set, SweepReport, render};
+use rayon::prelude::*;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A table: header and rows of cells (plain text; escaped when rendered as HTML).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Grid {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Grid {
+    fn new(header: &[&str]) -> Self {
+        Grid {
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn markdown(&self) -> String {
+        let cell = |s: &str| s.replace('|', "\\|");
+        let mut out = format!(
+            "| {} |\n|{}|\n",
+            self.header
+                .iter()
+                .map(|h| cell(h))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            self.header
+                .iter()
+                .map(|_| "---")
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        for r in &self.rows {
+            let _ = writeln!(
+                out,
+                "| {} |",
+                r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+            );
+        }
+        out
+    }
+
+    pub fn html(&self, class: &str) -> String {
+        let mut out = format!("<table class=\"{class}\"><thead><tr>");
+        for h in &self.header {
+            let _ = write!(out, "<th>{}</th>", escape(h));
+        }
+        out.push_str("</tr></thead><tbody>");
+        for r in &self.rows {
+            out.push_str("<tr>");
+            for c in r {
+                // Text cells read left to right; figures stay right-aligned.
+                let figure = c
+                    .split([' ', '/'])
+                    .all(|w| w.is_empty() || w == "-" || w.parse::<f64>().is_ok());
+                if figure {
+                    let _ = write!(out, "<td>{}</td>", escape(c));
+                } else {
+                    let _ = write!(out, "<td class=\"t\">{}</td>", escape(c));
+                }
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</tbody></table>");
+        out
+    }
+}
+
+/// HTML text escaping.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One robot's part of the report.
+pub struct RobotReport {
+    pub sweep: SweepReport,
+    pub manifest: Manifest,
+    /// Per manifest link: its three views.
+    pub pictures: Vec<(String, Vec<String>)>,
+}
+
+/// Every `DIR/*/manifest.yaml`, sorted.
+pub fn fleet_manifests(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Error::at(dir, None, format!("cannot list the robots: {e}")))?;
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("manifest.yaml"))
+        .filter(|p| p.is_file())
+        .collect();
+    out.sort();
+    if out.is_empty() {
+        return Err(Error::at(dir, None, "no */manifest.yaml below it"));
+    }
+    Ok(out)
+}
+
+/// Sweeps one manifest with both compare sets and draws its links.
+pub fn robot_report(
+    path: &Path,
+    poses: usize,
+    seed: u64,
+    read: &ReadOptions,
+) -> Result<RobotReport> {
+    let prepared = sweep::prepare(path, &[Set::SingleCapsule, Set::AllTight], read)?;
+    let report = prepared.run(poses, seed, true);
+    let pictures = prepared
+        .manifest
+        .links
+        .par_iter()
+        .map(|l| {
+            let mesh = &prepared.meshes[&l.name];
+            (l.name.clone(), svg::link_views(mesh, &l.primitives))
+        })
+        .collect();
+    Ok(RobotReport {
+        sweep: report,
+        manifest: prepared.manifest,
+        pictures,
+    })
+}
+
+fn set_cell(r: &SweepReport, set: Set, f: impl Fn(&sweep::SetReport) -> String) -> String {
+    r.set(set).map(f).unwrap_or_else(|| "-".into())
+}
+
+/// The fleet table: one row per robot, the three sets side by side.
+pub fn fleet_grid(robots: &[RobotReport]) -> Grid {
+    let mut g = Grid::new(&[
+        "robot",
+        "poses",
+        "contacts",
+        "missed (single-capsule / fit / all-tight)",
+        "false stops single-capsule",
+        "false stops fit",
+        "false stops all-tight",
+        "refused (single-capsule / fit / all-tight)",
+        "slop-only fit",
+        "kernel µs median / p99 fit",
+    ]);
+    for rr in robots {
+        let r = &rr.sweep;
+        let three = |f: &dyn Fn(&sweep::SetReport) -> String| {
+            Set::ALL
+                .iter()
+                .map(|s| set_cell(r, *s, f))
+                .collect::<Vec<_>>()
+                .join(" / ")
+        };
+        g.rows.push(vec![
+            r.robot.clone(),
+            r.poses.to_string(),
+            r.contact_poses.to_string(),
+            three(&|s| s.missed.to_string()),
+            set_cell(r, Set::SingleCapsule, |s| s.false_stops.to_string()),
+            set_cell(r, Set::Fit, |s| s.false_stops.to_string()),
+            set_cell(r, Set::AllTight, |s| s.false_stops.to_string()),
+            three(&|s| s.refused.to_string()),
+            set_cell(r, Set::Fit, |s| s.slop_only.to_string()),
+            set_cell(r, Set::Fit, |s| {
+                format!("{:.1} / {:.1}", s.timing.median_us, s.timing.p99_us)
+            }),
+        ]);
+    }
+    g
+}
+
+/// One robot's sweep table (every set, timings included).
+pub fn sweep_grid(r: &SweepReport) -> Grid {
+    let mut g = Grid::new(&[
+        "set",
+        "primitives",
+        "contacts",
+        "missed",
+        "false stops",
+        "refused",
+        "slop-only",
+        "rest",
+        "kernel µs median",
+        "p99",
+        "max",
+    ]);
+    for s in &r.sets {
+        g.rows.push(vec![
+            s.set.as_str().into(),
+            render::primitives_cell(s),
+            r.contact_poses.to_string(),
+            s.missed.to_string(),
+            s.false_stops.to_string(),
+            format!("{} / {}", s.refused, r.poses),
+            s.slop_only.to_string(),
+            render::rest_cell(s),
+            format!("{:.1}", s.timing.median_us),
+            format!("{:.1}", s.timing.p99_us),
+            format!("{:.1}", s.timing.max_us),
+        ]);
+    }
+    g
+}
+
+/// What the truth's own contacts say, in one sentence (empty when there is none).
+pub fn contacts_note(r: &SweepReport) -> String {
+    let mut out = String::new();
+    if !r.top_contacts.is_empty() {
+        let pairs: Vec<String> = r
+            .top_contacts
+            .iter()
+            .map(|(a, b, n)| format!("{a}/{b} {n}"))
+            .collect();
+        out = format!("Most truth contacts (poses): {}.", pairs.join(", "));
+    }
+    if !r.always_touching.is_empty() {
+        let mut names: Vec<String> = r
+            .always_touching
+            .iter()
+            .take(6)
+            .map(|(a, b)| format!("{a}/{b}"))
+            .collect();
+        if r.always_touching.len() > 6 {
+            names.push(format!("+{} more", r.always_touching.len() - 6));
+        }
+        let _ = write!(
+            out,
+            " {} checked pair(s) touch in every pose, so every pose is refused whatever the fit (not exempted by the ACM): {}.",
+            r.always_touching.len(),
+            names.join(", ")
+        );
+    }
+    out
+}
+
+fn mm(v: f64) -> String {
+    format!("{:.1}", v * 1e3)
+}
+
+/// One robot's links: the manifest's choice, figures and achieved margin.
+pub fn links_grid(m: &Manifest) -> Grid {
+    let mut g = Grid::new(&[
+        "link",
+        "choice",
+        "primitives",
+        "vol ÷ hull",
+        "max protrusion mm",
+        "mean protrusion mm",
+        "margin mm",
+        "truth vertices",
+    ]);
+    for l in &m.links {
+        g.rows.push(vec![
+            l.name.clone(),
+            l.fit.choice.as_str().into(),
+            l.primitives.len().to_string(),
+            l.fit
+                .vol_ratio
+                .map(|v| format!("{v:.2}"))
+                .unwrap_or_else(|| "-".into()),
+            mm(l.fit.max_protrusion_m),
+            mm(l.fit.mean_protrusion_m),
+            mm(l.fit.min_margin_m),
+            l.fit.vertices.to_string(),
+        ]);
+    }
+    g
+}
+
+fn intro(poses: usize, seed: u64) -> String {
+    let count = if poses == sweep::DEFAULT_POSES {
+        format!(
+            "{poses} seeded uniform in-limit configurations (seed {seed}; `collide sweep`'s default)"
+        )
+    } else {
+        format!(
+            "{poses} seeded uniform in-limit configurations (seed {seed}; `collide sweep` defaults to {}, this report was run with `--poses {poses}`)",
+            sweep::DEFAULT_POSES
+        )
+    };
+    format!(
+        "Each robot: {count}, each judged by the kernel on three primitive sets (single-capsule: \
+         one capsule per link; fit: the manifest; all-tight: box + hull on every link; same joints, \
+         ACM and margin) and by the truth: each link's mesh as its convex hull, or for a link with \
+         several primitives the hulls of its surface split among them, checked exactly by GJK on \
+         the same checked pairs. contacts: poses with a truth contact. missed: pairs the kernel \
+         clears while the truth touches (must be 0). false stops: pairs the kernel trips while a \
+         separating plane between the truth hulls is proven. refused: poses the kernel trips. \
+         slop-only: refused poses with no truth contact. Kernel µs: one `check_self_collision` \
+         call per configuration, timed alone (twice, the lesser kept; release build; other load \
+         on the machine shows in p99 and max)."
+    )
+}
+
+/// `docs/fleet.md`.
+pub fn fleet_markdown(robots: &[RobotReport], poses: usize, seed: u64) -> String {
+    let mut out = String::from(
+        "# Fleet sweep\n\n<!-- Generated by `collide report`; do not edit. Regenerate with `collide report`. -->\n\n",
+    );
+    let _ = writeln!(
+        out,
+        "Generated by `collide report` ({}).\n",
+        crate::lower::generator()
+    );
+    let _ = writeln!(out, "{}\n", intro(poses, seed));
+    out.push_str("## Fleet\n\n");
+    out += &fleet_grid(robots).markdown();
+    for rr in robots {
+        let r = &rr.sweep;
+        let _ = write!(
+            out,
+            "\n## {}\n\n`{}`: {} checked pairs, {} ACM rows, margin {} mm; truth: {} links as {} convex pieces.\n\n",
+            r.robot,
+            r.manifest.display(),
+            r.checked_pairs,
+            r.acm_rows,
+            mm(r.margin_m),
+            r.truth.links,
+            r.truth.pieces
+        );
+        let note = contacts_note(r);
+        if !note.is_empty() {
+            let _ = write!(out, "{}\n\n", note.trim_start());
+        }
+        out += &sweep_grid(r).markdown();
+        out.push('\n');
+        out += &links_grid(&rr.manifest).markdown();
+    }
+    out
+}
+
+const STYLE: &str = "body{font:14px/1.4 system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em;color:#1b1f24;max-width:1400px}\
+table{border-collapse:collapse;margin:.6em 0 1.2em}th,td{border:1px solid #d0d7de;padding:2px 8px;text-align:right;vertical-align:top}\
+th{background:#f3f5f7}td:first-child,th:first-child,td.t{text-align:left}\
+section.robot{border-top:2px solid #57606a;margin-top:2em}\
+.links{display:flex;flex-wrap:wrap;gap:12px}.link{border:1px solid #d0d7de;padding:6px;border-radius:4px}\
+.link h4{margin:0 0 4px}.link p{margin:0 0 4px;font-size:12px;color:#57606a}\
+svg.view{margin-right:4px}.missed{color:#cf222e;font-weight:bold}.legend span{margin-right:1.2em}";
+
+/// The self-contained page.
+pub fn html_page(robots: &[RobotReport], poses: usize, seed: u64) -> String {
+    let mut out = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>collide fleet report</title>",
+    );
+    let _ = write!(out, "<style>{STYLE}{}</style></head><body>", svg::STYLE);
+    let _ = write!(
+        out,
+        "<h1>collide fleet report</h1><p>Generated by {}.</p><p>{}</p>",
+        escape(&crate::lower::generator()),
+        escape(&intro(poses, seed))
+    );
+    out.push_str("<p id=\"rendered\">(not rendered by a browser)</p>");
+    out.push_str("<h2>Fleet</h2>");
+    out += &fleet_grid(robots).html("fleet");
+    out.push_str("<p>Robots: ");
+    for (i, rr) in robots.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" · ");
+        }
+        let _ = write!(
+            out,
+            "<a href=\"#robot-{id}\">{name}</a>",
+            id = escape(&rr.sweep.robot),
+            name = escape(&rr.sweep.robot)
+        );
+    }
+    out.push_str("</p>");
+    for rr in robots {
+        let r = &rr.sweep;
+        let _ = write!(
+            out,
+            "<section class=\"robot\" id=\"robot-{id}\" data-robot=\"{id}\"><h2>{id}</h2>\
+             <p><code>{path}</code>: {pairs} checked pairs, {acm} ACM rows, margin {margin} mm; \
+             truth: {links} links as {pieces} convex pieces ({hv} hull vertices); sweep {secs:.1} s.</p>",
+            id = escape(&r.robot),
+            path = escape(&r.manifest.display().to_string()),
+            pairs = r.checked_pairs,
+            acm = r.acm_rows,
+            margin = mm(r.margin_m),
+            links = r.truth.links,
+            pieces = r.truth.pieces,
+            hv = r.truth.hull_vertices,
+            secs = r.elapsed_s,
+        );
+        let note = contacts_note(r);
+        if !note.is_empty() {
+            let _ = write!(out, "<p>{}</p>", escape(note.trim_start()));
+        }
+        for m in &r.missed {
+            let _ = write!(
+                out,
+                "<p class=\"missed\">{}</p>",
+                escape(&render::missed_line(m))
+            );
+        }
+        out += &sweep_grid(r).html("sweep");
+        out += &links_grid(&rr.manifest).html("link-table");
+        out.push_str(
+            "<p class=\"legend\"><span>grey: truth silhouette</span><span style=\"color:#0969da\">capsule</span>\
+             <span style=\"color:#bc4c00\">box (dashed: box of a tight link)</span><span style=\"color:#1a7f37\">hull</span></p>",
+        );
+        out.push_str("<div class=\"links\">");
+        for (name, views) in &rr.pictures {
+            let Some(l) = rr.manifest.links.iter().find(|l| &l.name == name) else {
+                continue;
+            };
+            let _ = write!(
+                out,
+                "<div class=\"link\" data-link=\"{n}\"><h4>{n}</h4><p>{choice}, {prims} primitive(s); mean / max protrusion {mean} / {max} mm; margin {margin} mm</p>",
+                n = escape(name),
+                choice = l.fit.choice.as_str(),
+                prims = l.primitives.len(),
+                mean = mm(l.fit.mean_protrusion_m),
+                max = mm(l.fit.max_protrusion_m),
+                margin = mm(l.fit.min_margin_m),
+            );
+            for v in views {
+                out += v;
+            }
+            out.push_str("</div>");
+        }
+        out.push_str("</div></section>");
+    }
+    out.push_str(
+        "<script>(function(){var s=document.querySelectorAll('section.robot');var p=document.querySelectorAll('section.robot svg.view');\
+         document.getElementById('rendered').textContent='rendered '+s.length+' robot sections with '+p.length+' pictures';})();</script>",
+    );
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// Runs the fleet and writes `OUT/index.html` and the Markdown table; returns the robots.
+pub fn generate(
+    manifests: &[PathBuf],
+    out_dir: &Path,
+    fleet_md: &Path,
+    poses: usize,
+    seed: u64,
+    read: &ReadOptions,
+) -> Result<Vec<RobotReport>> {
+    let mut robots = Vec::new();
+    for path in manifests {
+        crate::messages::note(&format!("sweeping {} ({poses} poses)", path.display()));
+        robots.push(robot_report(path, poses, seed, read)?);
+    }
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| Error::at(out_dir, None, format!("cannot create: {e}")))?;
+    let page = out_dir.join("index.html");
+    crate::io::atomic::write_atomic(&page, html_page(&robots, poses, seed).as_bytes())?;
+    if let Some(dir) = fleet_md.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::at(dir, None, format!("cannot create: {e}")))?;
+    }
+    crate::io::atomic::write_atomic(fleet_md, fleet_markdown(&robots, poses, seed).as_bytes())?;
+    Ok(robots)
+}

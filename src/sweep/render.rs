@@ -1,0 +1,242 @@
+//! A sweep's results as text tables and JSON.
+//!
+//! [`verdict_table`] and [`summary`] hold only seeded, deterministic figures (snapshot
+//! tests rely on it); timings are in [`timing_table`] and under `"timing"` in the JSON.
+
+use super::{Missed, SetReport, SweepReport};
+use crate::report::table::Table;
+use std::fmt::Write as _;
+
+fn mm(v: f64) -> String {
+    format!("{:.1}", v * 1e3)
+}
+
+/// `41 (30 capsule, 11 box+hull)`.
+pub fn primitives_cell(s: &SetReport) -> String {
+    let kinds: Vec<String> = s.kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    format!("{} ({})", s.primitives, kinds.join(", "))
+}
+
+/// `clear`, or `trips: a/b -2.5 mm; c/d ...` (at most three pairs named).
+pub fn rest_cell(s: &SetReport) -> String {
+    if s.rest.clear {
+        return "clear".into();
+    }
+    let mut parts: Vec<String> = s
+        .rest
+        .contacts
+        .iter()
+        .take(3)
+        .map(|(a, b, d)| format!("{a}/{b} {} mm", mm(*d)))
+        .collect();
+    if s.rest.contacts.len() > 3 {
+        parts.push(format!("+{} more", s.rest.contacts.len() - 3));
+    }
+    if parts.is_empty() {
+        "trips".into()
+    } else {
+        format!("trips: {}", parts.join("; "))
+    }
+}
+
+/// The per-set verdict table (deterministic).
+pub fn verdict_table(r: &SweepReport) -> Table {
+    let mut t = Table::new(&[
+        "set",
+        "primitives",
+        "contacts",
+        "missed",
+        "false stops",
+        "refused",
+        "slop-only",
+        "rest",
+    ]);
+    for s in &r.sets {
+        t.row(vec![
+            s.set.as_str().to_string(),
+            primitives_cell(s),
+            r.contact_poses.to_string(),
+            s.missed.to_string(),
+            s.false_stops.to_string(),
+            format!("{} / {}", s.refused, r.poses),
+            s.slop_only.to_string(),
+            rest_cell(s),
+        ]);
+    }
+    t
+}
+
+/// Kernel time per configuration, per set.
+pub fn timing_table(r: &SweepReport) -> Table {
+    let mut t = Table::new(&["set", "median µs", "p99 µs", "max µs"]);
+    for s in &r.sets {
+        t.row(vec![
+            s.set.as_str().to_string(),
+            format!("{:.1}", s.timing.median_us),
+            format!("{:.1}", s.timing.p99_us),
+            format!("{:.1}", s.timing.max_us),
+        ]);
+    }
+    t
+}
+
+/// Heading, verdict table, truth and false-stop notes (deterministic).
+pub fn summary(r: &SweepReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {} poses, seed {}, {} checked pairs ({} ACM rows), margin {} mm",
+        r.robot,
+        r.poses,
+        r.seed,
+        r.checked_pairs,
+        r.acm_rows,
+        mm(r.margin_m)
+    );
+    let _ = writeln!(
+        out,
+        "truth: {} links as {} convex pieces ({} hull vertices); {} contact pairs over {} poses",
+        r.truth.links, r.truth.pieces, r.truth.hull_vertices, r.contact_pairs, r.contact_poses
+    );
+    for (link, pieces, cut) in &r.truth.split {
+        let _ = writeln!(
+            out,
+            "  {link}: split among {pieces} primitives ({cut} triangles cut)"
+        );
+    }
+    if !r.top_contacts.is_empty() {
+        let pairs: Vec<String> = r
+            .top_contacts
+            .iter()
+            .map(|(a, b, n)| format!("{a}/{b} {n}"))
+            .collect();
+        let _ = writeln!(out, "  most truth contacts: {}", pairs.join(", "));
+    }
+    if !r.always_touching.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {} checked pair(s) touch in every pose, so every pose is refused whatever the fit (an ACM matter): {}",
+            r.always_touching.len(),
+            r.always_touching
+                .iter()
+                .map(|(a, b)| format!("{a}/{b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if r.undecided > 0 {
+        let _ = writeln!(
+            out,
+            "  {} truth contacts undecided by GJK (iteration cap), counted as contacts",
+            r.undecided
+        );
+    }
+    out.push('\n');
+    out += &verdict_table(r).render();
+    out.push_str(
+        "\ncontacts: poses with a truth contact on a checked pair; missed, false stops: pairs summed over poses;\n\
+         refused: poses the kernel trips; slop-only: refused poses with no truth contact\n",
+    );
+    for s in &r.sets {
+        if s.top_false_stops.is_empty() {
+            continue;
+        }
+        let pairs: Vec<String> = s
+            .top_false_stops
+            .iter()
+            .map(|(a, b, n)| format!("{a}/{b} {n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "most false stops ({}): {}",
+            s.set.as_str(),
+            pairs.join(", ")
+        );
+    }
+    out
+}
+
+/// One missed contact, loudly, with the pose.
+pub fn missed_line(m: &Missed) -> String {
+    let q: Vec<String> = m.q.iter().map(|(n, v)| format!("{n}={v:.6}")).collect();
+    format!(
+        "MISSED CONTACT ({} set, pose {}): {} - {}: kernel clear at {:.4} mm while the truth hulls touch (lower bound {:.4} mm, upper {:.4} mm); a containment bug. q: {}",
+        m.set.as_str(),
+        m.pose,
+        m.a,
+        m.b,
+        m.kernel_m * 1e3,
+        m.truth_lower_m * 1e3,
+        m.truth_upper_m * 1e3,
+        q.join(" ")
+    )
+}
+
+/// The whole report as JSON; timings (and the only non-deterministic numbers) under `"timing"`.
+pub fn json(r: &SweepReport) -> serde_json::Value {
+    let sets: Vec<_> = r
+        .sets
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "set": s.set.as_str(),
+                "primitives": s.primitives,
+                "kinds": s.kinds,
+                "contacts": r.contact_poses,
+                "missed": s.missed,
+                "missed_poses": s.missed_poses,
+                "false_stops": s.false_stops,
+                "refused": s.refused,
+                "slop_only": s.slop_only,
+                "rest": {
+                    "clear": s.rest.clear,
+                    "contacts": s.rest.contacts.iter().map(|(a, b, d)| serde_json::json!({"a": a, "b": b, "distance_m": d})).collect::<Vec<_>>(),
+                },
+                "top_false_stops": s.top_false_stops.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "count": n})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let missed: Vec<_> = r
+        .missed
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "set": m.set.as_str(), "pose": m.pose, "a": m.a, "b": m.b,
+                "kernel_m": m.kernel_m, "truth_lower_m": m.truth_lower_m, "truth_upper_m": m.truth_upper_m,
+                "q": m.q.iter().map(|(n, v)| (n.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+            })
+        })
+        .collect();
+    let timing: Vec<_> = r
+        .sets
+        .iter()
+        .map(|s| {
+            serde_json::json!({"set": s.set.as_str(), "median_us": s.timing.median_us,
+                "p99_us": s.timing.p99_us, "max_us": s.timing.max_us})
+        })
+        .collect();
+    serde_json::json!({
+        "robot": r.robot,
+        "manifest": r.manifest.display().to_string(),
+        "poses": r.poses,
+        "seed": r.seed,
+        "margin_m": r.margin_m,
+        "checked_pairs": r.checked_pairs,
+        "acm_rows": r.acm_rows,
+        "truth": {
+            "links": r.truth.links,
+            "pieces": r.truth.pieces,
+            "hull_vertices": r.truth.hull_vertices,
+            "split": r.truth.split.iter().map(|(l, p, c)| serde_json::json!({"link": l, "pieces": p, "cut_triangles": c})).collect::<Vec<_>>(),
+        },
+        "contacts": r.contact_poses,
+        "contact_pairs": r.contact_pairs,
+        "undecided": r.undecided,
+        "top_contacts": r.top_contacts.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "poses": n})).collect::<Vec<_>>(),
+        "always_touching": r.always_touching.iter().map(|(a, b)| serde_json::json!({"a": a, "b": b})).collect::<Vec<_>>(),
+        "sets": sets,
+        "missed": missed,
+        "warnings": r.warnings,
+        "timing": {"sweep_s": r.elapsed_s, "kernel": timing},
+    })
+}

@@ -1,0 +1,349 @@
+//! `collide sweep`: known answers on a hand-made robot, determinism across thread counts,
+//! the committed Panda's missed count, and the truth check against an independent oracle.
+
+mod common;
+
+use collide::fit::FitOptions;
+use collide::io::manifest::{self, Primitive, rpy_matrix};
+use collide::io::mesh::MeshLimits;
+use collide::io::robot::{LoadOptions, load_robot};
+use collide::lower::{LowerOptions, TightLinks, lower};
+use collide::sweep::truth::{self, Contact, Placement};
+use collide::sweep::{self, ReadOptions, Set, poses::uniform_q, render};
+use collide::verify::kernel_load::load_kernel;
+use std::path::{Path, PathBuf};
+
+const SEED: u64 = 20260924;
+
+/// Copies tests/robots/two_boxes into a temporary directory and lowers it there.
+fn lowered_two_boxes() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::repo().join("tests/robots/two_boxes");
+    for f in ["robot.yaml", "two_boxes.urdf"] {
+        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+    }
+    let config = dir.path().join("robot.yaml");
+    let loaded = load_robot(&config, &LoadOptions::default()).unwrap();
+    let options = LowerOptions {
+        fit: FitOptions::default(),
+        tight: TightLinks::default(),
+        mesh_limits: MeshLimits::default(),
+        max_total_triangles: 50_000_000,
+    };
+    let lowered = lower(&loaded, &options, None).unwrap();
+    let path = dir.path().join("manifest.yaml");
+    std::fs::write(&path, &lowered.text).unwrap();
+    (dir, path)
+}
+
+/// How far a box reaches along +x from the link origin, given as written.
+fn reach_x(p: &Primitive) -> f64 {
+    let Primitive::Box(b) = p else {
+        panic!("the cubes are fitted as boxes: {p:?}")
+    };
+    let r = rpy_matrix(b.rpy);
+    b.center[0]
+        + (0..3)
+            .map(|k| r[0][k].abs() * b.half_extents[k])
+            .sum::<f64>()
+}
+
+fn reach_minus_x(p: &Primitive) -> f64 {
+    let Primitive::Box(b) = p else { panic!() };
+    let r = rpy_matrix(b.rpy);
+    b.center[0]
+        - (0..3)
+            .map(|k| r[0][k].abs() * b.half_extents[k])
+            .sum::<f64>()
+}
+
+#[test]
+fn two_boxes_have_the_known_answers() {
+    let (_dir, path) = lowered_two_boxes();
+    let poses = 1200;
+    let report = sweep::sweep(
+        &path,
+        poses,
+        SEED,
+        &[Set::SingleCapsule, Set::AllTight],
+        &ReadOptions::new(LoadOptions::default()),
+        false,
+    )
+    .unwrap();
+    let m = manifest::load_manifest(&path).unwrap();
+    let k = load_kernel(&m).unwrap();
+    // The slider's joint value is the gap between the cube centres: the truth (two 0.2 m
+    // cubes) touches iff q <= 0.2; the fitted boxes trip iff q <= base reach + slider reach.
+    let base = &m
+        .links
+        .iter()
+        .find(|l| l.name == "base")
+        .unwrap()
+        .primitives[0];
+    let slider = &m
+        .links
+        .iter()
+        .find(|l| l.name == "slider")
+        .unwrap()
+        .primitives[0];
+    let trip_below = reach_x(base) - reach_minus_x(slider);
+    assert!(trip_below > 0.2 && trip_below < 0.21, "{trip_below}");
+    let mut q = vec![0.0];
+    let (mut contacts, mut false_stops) = (0, 0);
+    for i in 0..poses {
+        uniform_q(&k.model, SEED, i as u64, &mut q);
+        if q[0] <= 0.2 {
+            contacts += 1;
+        } else if q[0] <= trip_below {
+            false_stops += 1;
+        }
+    }
+    assert!(
+        contacts > 150 && false_stops > 0,
+        "{contacts} {false_stops}"
+    );
+    assert_eq!(report.checked_pairs, 1);
+    assert_eq!(report.contact_poses, contacts);
+    assert_eq!(report.contact_pairs, contacts);
+    let fit = report.set(Set::Fit).unwrap();
+    assert_eq!(fit.missed, 0);
+    assert_eq!(fit.false_stops, false_stops);
+    assert_eq!(fit.refused, contacts + false_stops);
+    assert_eq!(fit.slop_only, false_stops);
+    assert!(!fit.rest.clear, "q = 0.15 at rest: the cubes overlap");
+    let capsule = report.set(Set::SingleCapsule).unwrap();
+    let tight = report.set(Set::AllTight).unwrap();
+    assert_eq!((capsule.missed, tight.missed), (0, 0));
+    // A capsule around a cube stands far off its faces; box + hull hugs them.
+    assert!(
+        capsule.false_stops > 5 * false_stops,
+        "{}",
+        capsule.false_stops
+    );
+    assert!(
+        tight.false_stops <= false_stops + 2,
+        "{}",
+        tight.false_stops
+    );
+    assert!(report.missed.is_empty());
+    insta::assert_snapshot!("two_boxes_summary", render::summary(&report));
+}
+
+/// The JSON without its timings (the only figures that depend on the run).
+fn json_without_timing(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "collide sweep failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v.as_object_mut()
+        .unwrap()
+        .remove("timing")
+        .expect("a timing block");
+    v
+}
+
+fn sweep_json(
+    manifest: &Path,
+    threads: &str,
+    poses: &str,
+    compare: &[&str],
+) -> std::process::Output {
+    let mut cmd = common::collide();
+    cmd.args([
+        "sweep",
+        manifest.to_str().unwrap(),
+        "--poses",
+        poses,
+        "--json",
+    ]);
+    if !compare.is_empty() {
+        cmd.arg("--compare").args(compare);
+    }
+    cmd.env("RAYON_NUM_THREADS", threads).output().unwrap()
+}
+
+#[test]
+fn the_same_json_on_one_and_two_threads() {
+    common::site();
+    let panda = common::repo().join("robots/franka_panda/manifest.yaml");
+    let one = json_without_timing(&sweep_json(&panda, "1", "400", &["single-capsule"]));
+    let two = json_without_timing(&sweep_json(&panda, "2", "400", &["single-capsule"]));
+    assert_eq!(one, two);
+    assert_eq!(one["poses"], 400);
+    assert_eq!(one["sets"].as_array().unwrap().len(), 2);
+    let (_dir, boxes) = lowered_two_boxes();
+    let one = json_without_timing(&sweep_json(&boxes, "1", "500", &["all-tight"]));
+    let two = json_without_timing(&sweep_json(&boxes, "2", "500", &["all-tight"]));
+    assert_eq!(one, two);
+}
+
+#[test]
+fn the_committed_panda_misses_no_contact() {
+    common::site();
+    let panda = common::repo().join("robots/franka_panda/manifest.yaml");
+    let out = sweep_json(&panda, "2", "3000", &[]);
+    let v = json_without_timing(&out);
+    assert_eq!(v["poses"], 3000);
+    let fit = &v["sets"][0];
+    assert_eq!(fit["set"], "fit");
+    assert_eq!(fit["missed"], 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(v["missed"].as_array().unwrap().is_empty());
+    // The arm does touch itself in some poses, and the kernel stops for every one of them.
+    let contacts = v["contacts"].as_u64().unwrap();
+    assert!(contacts > 0);
+    assert!(fit["refused"].as_u64().unwrap() >= contacts);
+}
+
+#[test]
+fn the_human_table_names_every_set() {
+    let (_dir, boxes) = lowered_two_boxes();
+    let out = common::collide()
+        .args(["sweep", boxes.to_str().unwrap(), "--poses", "300"])
+        .args(["--compare", "single-capsule", "all-tight"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for set in [
+        "single-capsule",
+        "fit",
+        "all-tight",
+        "median µs",
+        "slop-only",
+    ] {
+        assert!(text.contains(set), "{set} missing from\n{text}");
+    }
+    let bad = common::collide()
+        .args(["sweep", boxes.to_str().unwrap(), "--compare", "spheres"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+// --- the truth check against parry ---------------------------------------------------
+
+use parry3d_f64::math::{Pose, Vector};
+use parry3d_f64::query;
+use parry3d_f64::shape::SupportMap;
+
+struct Cloud(Vec<Vector>);
+
+impl SupportMap for Cloud {
+    fn local_support_point(&self, dir: Vector) -> Vector {
+        let mut best = self.0[0];
+        for p in &self.0[1..] {
+            if p.dot(dir) > best.dot(dir) {
+                best = *p;
+            }
+        }
+        best
+    }
+}
+
+fn world_piece(p: &truth::Piece, at: &Placement) -> Cloud {
+    Cloud(
+        (0..p.hull.x.len())
+            .map(|i| {
+                let w = at.apply([p.hull.x[i], p.hull.y[i], p.hull.z[i]]);
+                Vector::new(w[0], w[1], w[2])
+            })
+            .collect(),
+    )
+}
+
+/// Parry's GJK distance between two world clouds: a distance between actual points, so
+/// never below the true distance (it may stall above it by ~1e-5 m).
+fn parry_distance(a: &Cloud, b: &Cloud) -> f64 {
+    query::details::distance_support_map_support_map(&Pose::IDENTITY, a, b)
+}
+
+/// Every checked pair's truth verdict against parry on G1 (split links) and the Panda.
+#[test]
+fn truth_contacts_agree_with_parry() {
+    common::site();
+    for (robot, poses) in [("franka_panda", 40u64), ("g1_29dof", 12)] {
+        let path = common::repo().join(format!("robots/{robot}/manifest.yaml"));
+        let prepared =
+            sweep::prepare(&path, &[], &ReadOptions::new(LoadOptions::default())).unwrap();
+        let model = &prepared.fit_kernel().model;
+        let mut ws = model.workspace();
+        let mut q = vec![0.0; model.dof()];
+        let (mut touching, mut apart) = (0, 0);
+        for i in 0..poses {
+            uniform_q(model, SEED, i, &mut q);
+            model.fk(&q, &mut ws);
+            let place: Vec<Placement> = (0..model.n_links())
+                .map(|l| {
+                    let (rot, pos) = ws.link_pose(l);
+                    Placement { rot, pos }
+                })
+                .collect();
+            for &(a, b) in model.checked_pairs() {
+                let (ta, tb) = (
+                    prepared.truth[a].as_ref().unwrap(),
+                    prepared.truth[b].as_ref().unwrap(),
+                );
+                let verdict = truth::contact(ta, &place[a], tb, &place[b], 0.0);
+                let mut oracle = f64::INFINITY;
+                for x in &ta.pieces {
+                    for y in &tb.pieces {
+                        let d =
+                            parry_distance(&world_piece(x, &place[a]), &world_piece(y, &place[b]));
+                        oracle = oracle.min(d);
+                    }
+                }
+                match verdict {
+                    Contact::Touching { upper, .. } => {
+                        touching += 1;
+                        assert!(
+                            oracle <= 1e-4,
+                            "{robot} pose {i}: touching but parry finds {oracle} (upper {upper})"
+                        );
+                    }
+                    Contact::Apart { lower } => {
+                        apart += 1;
+                        assert!(lower > 0.0);
+                        assert!(
+                            oracle >= lower - 1e-9,
+                            "{robot} pose {i}: proven {lower} apart, parry {oracle}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(touching > 0 && apart > 0, "{robot}: {touching} {apart}");
+    }
+}
+
+/// The positive control: a shrunken box no longer holds its cube, and the sweep must say
+/// so loudly (exit 1, every missed pair with its pose), not report a clean run.
+#[test]
+fn a_shrunken_box_is_caught_as_missed_contacts() {
+    let (_dir, path) = lowered_two_boxes();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let shrunk = text.replacen(
+        "half_extents: [0.101, 0.101, 0.101]",
+        "half_extents: [0.09, 0.101, 0.101]",
+        1,
+    );
+    assert_ne!(text, shrunk);
+    std::fs::write(&path, shrunk).unwrap();
+    let out = common::collide()
+        .args(["sweep", path.to_str().unwrap(), "--poses", "600"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("outside every primitive"), "{stderr}");
+    assert!(
+        stderr.contains("MISSED CONTACT (fit set, pose "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("slide="), "the pose is printed: {stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let fit_row = stdout.lines().find(|l| l.starts_with("fit ")).unwrap();
+    let missed: usize = fit_row.split_whitespace().nth(5).unwrap().parse().unwrap();
+    assert!(missed > 0, "{fit_row}");
+}
