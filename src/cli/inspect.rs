@@ -35,19 +35,7 @@ pub fn run(args: InspectArgs) -> Result<i32> {
 }
 
 fn mesh_keys(loaded: &LoadedRobot) -> Vec<MeshKey> {
-    let mut keys: Vec<MeshKey> = loaded
-        .robot
-        .links
-        .iter()
-        .flat_map(|l| &l.geometry)
-        .filter_map(|g| match &g.shape {
-            Shape::Mesh { path, scale, .. } => Some(MeshKey::new(path, *scale)),
-            _ => None,
-        })
-        .collect();
-    keys.sort();
-    keys.dedup();
-    keys
+    crate::model::truth::mesh_keys(&loaded.robot)
 }
 
 fn robot_json(loaded: &LoadedRobot, cache: &MeshCache) -> serde_json::Value {

@@ -109,7 +109,9 @@ fn to_json(v: &Verified) -> serde_json::Value {
 /// Directories stand for every `manifest.yaml` below them (sorted), so a hook can pass `robots`.
 fn expand(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
     fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
         entries.sort();
         for p in entries {

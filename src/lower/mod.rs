@@ -7,7 +7,7 @@ use crate::fit::{self, FitOptions, LinkFit};
 use crate::io::manifest::{self, Manifest};
 use crate::io::mesh::MeshLimits;
 use crate::io::robot::LoadedRobot;
-use crate::model::truth::{MeshCache, MeshKey, link_truth};
+use crate::model::truth::{MeshCache, link_truth};
 use crate::model::{Robot, Shape};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -126,17 +126,7 @@ pub fn load_meshes(
     limits: &MeshLimits,
     max_total_triangles: usize,
 ) -> Result<MeshCache> {
-    let mut keys: Vec<MeshKey> = robot
-        .links
-        .iter()
-        .flat_map(|l| &l.geometry)
-        .filter_map(|g| match &g.shape {
-            Shape::Mesh { path, scale, .. } => Some(MeshKey::new(path, *scale)),
-            _ => None,
-        })
-        .collect();
-    keys.sort();
-    keys.dedup();
+    let keys = crate::model::truth::mesh_keys(robot);
     MeshCache::load(&keys, limits, max_total_triangles)
 }
 

@@ -28,6 +28,22 @@ impl MeshKey {
     }
 }
 
+/// Every mesh file (at its scale) the robot's geometry names, sorted, without repeats.
+pub fn mesh_keys(robot: &super::Robot) -> Vec<MeshKey> {
+    let mut keys: Vec<MeshKey> = robot
+        .links
+        .iter()
+        .flat_map(|l| &l.geometry)
+        .filter_map(|g| match &g.shape {
+            Shape::Mesh { path, scale, .. } => Some(MeshKey::new(path, *scale)),
+            _ => None,
+        })
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
 /// Meshes loaded once each, in parallel.
 #[derive(Debug, Default)]
 pub struct MeshCache {
