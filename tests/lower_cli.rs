@@ -71,8 +71,7 @@ fn every_written_primitive_number_has_at_most_four_decimals() {
     let text = lower_write(&config);
     let mut checked = 0;
     for line in text.lines().filter(|l| l.contains("{kind: ")) {
-        for token in line.split(['[', ']', ',', ' ', '}'])
-        {
+        for token in line.split(['[', ']', ',', ' ', '}']) {
             if let Ok(v) = token.parse::<f64>() {
                 let decimals = token.split('.').nth(1).map_or(0, |d| d.len());
                 assert!(decimals <= 4 || token.contains('e'), "{token} in {line}");
