@@ -110,6 +110,20 @@ fn load_config(
         (None, Some(m)) => read_mjcf(&resolve(m)?, &resolver, &options.mjcf_limits)?,
         (None, None) => return Err(Error::at(path, None, "names neither `urdf` nor `mjcf`")),
     };
+    // With both, the MJCF is the URDF's twin: its meshes join the links whose frames coincide.
+    if let (Some(_), Some(m)) = (&config.urdf, &config.mjcf) {
+        let twin = read_mjcf(&resolve(m)?, &resolver, &options.mjcf_limits)?;
+        for t in crate::model::twin::fold_twin(&mut robot, &twin) {
+            if !t.folded {
+                robot.warnings.push(format!(
+                    "MJCF twin body `{}` is {:.2} mm and {:.2} mrad off the URDF link; its geometry is not folded in",
+                    t.link,
+                    t.offset_m * 1e3,
+                    t.angle_rad * 1e3
+                ));
+            }
+        }
+    }
     let srdf = match &config.srdf {
         Some(s) => Some(read_srdf(&resolve(s)?, &robot, &options.mjcf_limits.xml)?),
         None => None,

@@ -4,6 +4,7 @@
 pub mod kinematics;
 pub mod rotation;
 pub mod truth;
+pub mod twin;
 
 use crate::io::xml::Location;
 use std::path::PathBuf;
