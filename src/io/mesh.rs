@@ -101,6 +101,34 @@ pub fn load_mesh_with_info(
     scale: [f64; 3],
     limits: &MeshLimits,
 ) -> Result<(TriMesh, MeshInfo)> {
+    mesh_format_of(path, scale)?;
+    let bytes = read_file(path)?;
+    parse_mesh(path, bytes, scale, limits)
+}
+
+/// [`load_mesh_with_info`] on bytes already in memory (fuzzing, tests): `path`
+/// names the file in errors and its extension picks the format.
+pub fn parse_mesh(
+    path: &Path,
+    bytes: Vec<u8>,
+    scale: [f64; 3],
+    limits: &MeshLimits,
+) -> Result<(TriMesh, MeshInfo)> {
+    let ext = mesh_format_of(path, scale)?;
+    let mut welder = Welder::new(path, scale, limits.max_triangles);
+    let (format, parts) = match ext.as_str() {
+        "stl" => load_stl(path, bytes, &mut welder)?,
+        "obj" => (MeshFormat::Obj, load_obj(path, &bytes, &mut welder)?),
+        _ => (
+            MeshFormat::Collada,
+            load_collada(path, &bytes, &mut welder)?,
+        ),
+    };
+    welder.finish(format, parts)
+}
+
+/// Checks the scale and the file's extension; returns the extension, lower case.
+fn mesh_format_of(path: &Path, scale: [f64; 3]) -> Result<String> {
     if scale.iter().any(|s| !s.is_finite() || *s == 0.0) {
         return Err(Error::at(
             path,
@@ -123,17 +151,7 @@ pub fn load_mesh_with_info(
             "unsupported mesh format (expected a .stl, .obj or .dae file)",
         ));
     }
-    let bytes = read_file(path)?;
-    let mut welder = Welder::new(path, scale, limits.max_triangles);
-    let (format, parts) = match ext.as_str() {
-        "stl" => load_stl(path, bytes, &mut welder)?,
-        "obj" => (MeshFormat::Obj, load_obj(path, &bytes, &mut welder)?),
-        _ => (
-            MeshFormat::Collada,
-            load_collada(path, &bytes, &mut welder)?,
-        ),
-    };
-    welder.finish(format, parts)
+    Ok(ext)
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>> {

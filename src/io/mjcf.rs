@@ -7,7 +7,7 @@
 //! (self-collision is checked in the base frame).
 
 use super::package::PackageResolver;
-use super::xml::{Attribute, Element, Location, XmlLimits, parse_file, parse_floats};
+use super::xml::{Attribute, Element, Location, XmlLimits, parse_file, parse_floats, parse_str};
 use crate::error::Result;
 use crate::model::rotation::{axis_angle, quat_to_rpy, quat_wxyz, z_onto};
 use crate::model::{
@@ -35,8 +35,27 @@ impl Default for MjcfLimits {
 }
 
 pub fn read_mjcf(path: &Path, resolver: &PackageResolver, limits: &MjcfLimits) -> Result<Robot> {
+    robot_from_xml(parse_file(path, &limits.xml)?, path, resolver, limits)
+}
+
+/// [`read_mjcf`] on text already in memory (fuzzing, tests): `path` names it in
+/// errors and is where includes and relative mesh references are resolved from.
+pub fn parse_mjcf(
+    text: &str,
+    path: &Path,
+    resolver: &PackageResolver,
+    limits: &MjcfLimits,
+) -> Result<Robot> {
+    robot_from_xml(parse_str(text, path, &limits.xml)?, path, resolver, limits)
+}
+
+fn robot_from_xml(
+    raw: Element,
+    path: &Path,
+    resolver: &PackageResolver,
+    limits: &MjcfLimits,
+) -> Result<Robot> {
     let mut files = vec![path.to_path_buf()];
-    let raw = parse_file(path, &limits.xml)?;
     if raw.name != "mujoco" {
         return Err(raw.location.error(format!(
             "expected an MJCF <mujoco> root element, found <{}>",
@@ -45,7 +64,7 @@ pub fn read_mjcf(path: &Path, resolver: &PackageResolver, limits: &MjcfLimits) -
     }
     let main_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut stack = vec![canonical(path)];
-    let root = expand_includes(raw, &main_dir, &mut stack, limits, &mut files)?;
+    let root = expand_includes(raw, 1, &main_dir, &mut stack, limits, &mut files)?;
     let mut reader = Reader::new(path, resolver);
     reader.read_compiler(&root)?;
     reader.read_defaults(&root)?;
@@ -82,17 +101,34 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
+/// Splices every `<include>` below `el`, which is at nesting `depth` (the root
+/// is 1). The depth limit holds for the model with its includes spliced in,
+/// not only for each file: the readers recurse through the whole tree.
 fn expand_includes(
     mut el: Element,
+    depth: usize,
     main_dir: &Path,
     stack: &mut Vec<PathBuf>,
     limits: &MjcfLimits,
     files: &mut Vec<PathBuf>,
 ) -> Result<Element> {
+    if depth > limits.xml.max_depth.min(super::xml::MAX_XML_DEPTH_CEILING) {
+        return Err(el.location.error(format!(
+            "{}, counting the levels of the files that include it",
+            super::xml::depth_message(&limits.xml)
+        )));
+    }
     let mut out = Vec::with_capacity(el.children.len());
     for child in std::mem::take(&mut el.children) {
         if child.name != "include" {
-            out.push(expand_includes(child, main_dir, stack, limits, files)?);
+            out.push(expand_includes(
+                child,
+                depth + 1,
+                main_dir,
+                stack,
+                limits,
+                files,
+            )?);
             continue;
         }
         let file = child.required("file")?;
@@ -115,7 +151,8 @@ fn expand_includes(
         files.push(target.clone());
         let included = parse_file(&target, &limits.xml)?;
         stack.push(key);
-        let included = expand_includes(included, main_dir, stack, limits, files)?;
+        // The included root stands for `el`: its children land beside `child`.
+        let included = expand_includes(included, depth, main_dir, stack, limits, files)?;
         stack.pop();
         out.extend(included.children);
     }

@@ -1,6 +1,6 @@
 //! SRDF reader: disabled collision pairs, named joint states, virtual and passive joints.
 
-use super::xml::{Location, XmlLimits, parse_file};
+use super::xml::{Element, Location, XmlLimits, parse_file, parse_str};
 use crate::error::Result;
 use crate::model::Robot;
 use std::collections::BTreeMap;
@@ -38,7 +38,15 @@ impl Srdf {
 
 /// Reads an SRDF, checking every link and joint it names against `robot`.
 pub fn read_srdf(path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf> {
-    let root = parse_file(path, limits)?;
+    srdf_from_xml(&parse_file(path, limits)?, robot)
+}
+
+/// [`read_srdf`] on text already in memory (fuzzing, tests); `path` names it in errors.
+pub fn parse_srdf(text: &str, path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf> {
+    srdf_from_xml(&parse_str(text, path, limits)?, robot)
+}
+
+fn srdf_from_xml(root: &Element, robot: &Robot) -> Result<Srdf> {
     if root.name != "robot" {
         return Err(root.location.error(format!(
             "expected an SRDF <robot> root element, found <{}>",
@@ -53,8 +61,10 @@ pub fn read_srdf(path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf>
         Ok(())
     };
     // Group states may give values for virtual joints (a floating base), declared anywhere.
-    let virtual_names: Vec<&str> =
-        root.children_named("virtual_joint").filter_map(|v| v.attr("name")).collect();
+    let virtual_names: Vec<&str> = root
+        .children_named("virtual_joint")
+        .filter_map(|v| v.attr("name"))
+        .collect();
     for el in &root.children {
         match el.name.as_str() {
             "disable_collisions" => {
@@ -73,17 +83,21 @@ pub fn read_srdf(path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf>
                 let mut values = BTreeMap::new();
                 for j in el.children_named("joint") {
                     let name = j.required("name")?;
-                    let attr = j
-                        .attribute("value")
-                        .ok_or_else(|| j.location.error("<joint> is missing the attribute `value`"))?;
+                    let attr = j.attribute("value").ok_or_else(|| {
+                        j.location.error("<joint> is missing the attribute `value`")
+                    })?;
                     let v = super::xml::parse_floats(attr, 0)?;
                     // A floating base (a virtual joint, or Pinocchio's `root_joint` with its 7
                     // values) is not a joint of the kinematic tree: its value is not needed.
-                    if virtual_names.contains(&name) || (robot.joint_index(name).is_none() && v.len() >= 3) {
+                    if virtual_names.contains(&name)
+                        || (robot.joint_index(name).is_none() && v.len() >= 3)
+                    {
                         continue;
                     }
                     if robot.joint_index(name).is_none() {
-                        return Err(j.location.error(format!("joint `{name}` is not in robot `{}`", robot.name)));
+                        return Err(j
+                            .location
+                            .error(format!("joint `{name}` is not in robot `{}`", robot.name)));
                     }
                     let Some(&first) = v.first() else {
                         return Err(j
