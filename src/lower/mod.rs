@@ -137,7 +137,7 @@ pub fn load_meshes(
         .collect();
     keys.sort();
     keys.dedup();
-    MeshCache::load(&keys, limits, max_total_triangles)
+    MeshCache::load_for(&robot.source, &keys, limits, max_total_triangles)
 }
 
 /// Every link's truth mesh (links without geometry are left out), in link order.
