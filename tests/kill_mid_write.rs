@@ -116,3 +116,63 @@ fn a_temporary_file_left_by_a_killed_writer_is_removed_by_the_next_write() {
     assert_eq!(listing(dir.path()), ["manifest.yaml"]);
     assert_eq!(std::fs::read_to_string(&manifest).unwrap(), "new\n");
 }
+
+/// `collide lower --write` on so100 under a file size limit of 20 kB (the
+/// manifest is about 85 kB), so the write of the temporary file fails half way.
+#[cfg(unix)]
+fn lower_with_size_limit(out: &Path, ignore_signal: bool) -> std::process::Output {
+    let trap = if ignore_signal { "trap '' XFSZ; " } else { "" };
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("{trap}ulimit -f 40; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_collide"))
+        .arg("lower")
+        .arg(common::repo().join("robots/so100/robot.yaml"))
+        .args(["--write", "--allow-loosen", "--quiet", "--out"])
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_write_that_fails_half_way_leaves_the_old_manifest() {
+    use std::os::unix::process::ExitStatusExt;
+    common::site();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("manifest.yaml");
+    let old = [
+        b"# an older copy\n".as_slice(),
+        &std::fs::read(common::repo().join("robots/so100/manifest.yaml")).unwrap(),
+    ]
+    .concat();
+
+    // SIGXFSZ ignored: write() fails with EFBIG, collide reports it and
+    // removes its temporary file.
+    std::fs::write(&manifest, &old).unwrap();
+    let out = lower_with_size_limit(&manifest, true);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}: cannot write: writing:",
+            manifest.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(std::fs::read(&manifest).unwrap(), old);
+    assert_eq!(listing(dir.path()), ["manifest.yaml"]);
+
+    // SIGXFSZ at its default: the process dies inside write(), mid-file.
+    let out = lower_with_size_limit(&manifest, false);
+    assert_eq!(out.status.signal(), Some(25), "{:?}", out.status); // SIGXFSZ
+    assert_eq!(std::fs::read(&manifest).unwrap(), old);
+    let left = listing(dir.path());
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert!(left[0].starts_with(".manifest.yaml.") && left[0].ends_with(".tmp"));
+    // The next run removes the dead run's temporary file.
+    assert!(lower(&manifest).status().unwrap().success());
+    assert_eq!(listing(dir.path()), ["manifest.yaml"]);
+    assert_ne!(std::fs::read(&manifest).unwrap(), old);
+}
