@@ -152,3 +152,54 @@ fn mjcf_depth_counts_the_levels_of_included_files() {
         "include depth",
     );
 }
+
+#[test]
+fn includes_that_fan_out_are_refused_before_they_fill_memory() {
+    // a includes b 30 times, b includes c 30 times, ...: 30^4 = 810 000
+    // copies of e's body from five files of a few hundred bytes each.
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["a", "b", "c", "d", "e"];
+    for pair in names.windows(2) {
+        let includes = format!("<include file=\"{}.xml\"/>", pair[1]).repeat(30);
+        std::fs::write(
+            dir.path().join(format!("{}.xml", pair[0])),
+            format!("<mujoco>{includes}</mujoco>"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("e.xml"),
+        "<mujoco><worldbody><body><geom size=\"0.1\"/></body></worldbody></mujoco>",
+    )
+    .unwrap();
+    let a = dir.path().join("a.xml");
+    let started = std::time::Instant::now();
+    assert_refused(
+        &run(&["fk", a.to_str().unwrap()], dir.path()),
+        "more than 1000 includes expanded in one model",
+        "include fan-out",
+    );
+    assert!(started.elapsed().as_secs() < 20);
+}
+
+#[test]
+fn collada_nodes_that_fan_out_are_refused_at_the_triangle_limit() {
+    use collide::io::mesh::{MeshLimits, load_mesh};
+    // 4 kB whose <instance_node>s would place 1.28e9 copies of a triangle.
+    let path = common::repo().join("tests/meshes/bad/instance_node_fanout.dae");
+    let e = load_mesh(
+        &path,
+        [1.0; 3],
+        &MeshLimits {
+            max_triangles: 1000,
+        },
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("instance_node_fanout.dae:")
+            && e.message.contains("places nodes more than 1000 times")
+            && e.message.contains("--max-triangles"),
+        "{}",
+        e.message
+    );
+}
