@@ -766,6 +766,12 @@ struct SceneWalk<'a, 'input> {
     nodes_by_id: HashMap<&'a str, roxmltree::Node<'a, 'input>>,
     instances: Vec<Instance>,
     stack: Vec<roxmltree::NodeId>,
+    /// Nodes visited so far, and the most allowed: `<instance_node>`s that
+    /// fan out place a node exponentially often (a 4 kB file can ask for
+    /// 64 million placed copies), so visits are counted against the mesh's
+    /// triangle limit, which a scene that places more nodes cannot meet.
+    visits: usize,
+    max_visits: usize,
 }
 
 const MAX_NODE_DEPTH: usize = 256;
@@ -879,6 +885,16 @@ impl<'a, 'input> SceneWalk<'a, 'input> {
         }
         if self.stack.len() >= MAX_NODE_DEPTH {
             return Err(self.err(node, format!("nodes nested deeper than {MAX_NODE_DEPTH}")));
+        }
+        self.visits += 1;
+        if self.visits > self.max_visits {
+            return Err(self.err(
+                node,
+                format!(
+                    "the scene places nodes more than {} times, more than its triangle limit allows (raise it with --max-triangles)",
+                    self.max_visits
+                ),
+            ));
         }
         self.stack.push(node.id());
         let world = mat_mul(parent, &self.local_transform(node)?);
@@ -1032,6 +1048,8 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
         nodes_by_id: HashMap::new(),
         instances: Vec::new(),
         stack: Vec::new(),
+        visits: 0,
+        max_visits: w.max_triangles,
     };
     // <asset><unit meter="..."/></asset>: metres per file unit (default 1).
     let mut unit = 1.0f64;
