@@ -11,16 +11,36 @@ pub fn set_quiet(quiet: bool) {
 }
 
 pub fn error(err: &Error) {
-    eprintln!("error: {}", err.message);
+    eprintln!("error: {}", one_line(&err.message));
     for line in &err.context {
-        eprintln!("  {line}");
+        eprintln!("  {}", one_line(line));
     }
 }
 
 pub fn warning(message: &str) {
     if !QUIET.load(Ordering::Relaxed) {
-        eprintln!("warning: {message}");
+        eprintln!("warning: {}", one_line(message));
     }
+}
+
+/// A message quotes input (attribute values, tokens, names), which may hold
+/// line breaks (`&#10;` in XML) or other control characters: escape them, so
+/// one message stays one line and cannot fake another `error:` line.
+pub fn one_line(message: &str) -> std::borrow::Cow<'_, str> {
+    if !message.chars().any(char::is_control) {
+        return message.into();
+    }
+    message
+        .chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            '\t' => " ".to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
 }
 
 pub fn note(message: &str) {

@@ -826,3 +826,63 @@ proptest! {
         }
     }
 }
+
+// ---------- property test: the same clouds anywhere and at any size ----------
+
+/// A cloud of [`cloud`] or a nearly degenerate one (flat or straight up to
+/// 1e-9 m, two points), scaled by 1e-5 to 30 and moved up to 50 m from the
+/// origin: rounding to 4 decimals and the headroom must hold at every size.
+fn placed_cloud() -> impl Strategy<Value = TriMesh> {
+    let near_degenerate =
+        (prop::collection::vec(-1.0f64..1.0, 9..60), 0u8..3).prop_map(|(xs, kind)| {
+            let vertices: Vec<V3> = xs
+                .chunks_exact(3)
+                .map(|c| match kind {
+                    // Flat but for 1e-9 of noise.
+                    0 => [0.3 * c[0], 0.3 * c[1], 1e-9 * c[2]],
+                    // Straight but for 1e-9 of noise.
+                    1 => [0.3 * c[0], 1e-9 * c[1], 1e-9 * c[2]],
+                    // Two points.
+                    _ if c[0] < 0.0 => [0.1, -0.2, 0.05],
+                    _ => [-0.1, 0.2, 0.0],
+                })
+                .collect();
+            let n = vertices.len() as u32;
+            TriMesh {
+                triangles: (0..n.saturating_sub(2))
+                    .map(|i| [i, i + 1, i + 2])
+                    .collect(),
+                vertices,
+            }
+        });
+    let scale = prop_oneof![Just(1.0), Just(1e-5), Just(0.01), Just(30.0)];
+    let offset = (-50.0f64..50.0, -50.0f64..50.0, -50.0f64..50.0);
+    (prop_oneof![cloud(), near_degenerate], scale, offset).prop_map(|(m, s, (x, y, z))| TriMesh {
+        vertices: m
+            .vertices
+            .iter()
+            .map(|p| [s * p[0] + x, s * p[1] + y, s * p[2] + z])
+            .collect(),
+        triangles: m.triangles,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    #[test]
+    fn placed_and_scaled_clouds_are_always_contained(m in placed_cloud()) {
+        let opts = FitOptions { mc_samples: 20_000, directions: 256, ..FitOptions::default() };
+        let f = fit_link(&m, &opts).unwrap();
+        for c in &f.candidates {
+            assert_on_grid(&c.primitives);
+            assert_vertices_inside(&m, &c.primitives, opts.headroom - 1e-9);
+            prop_assert!(c.metrics.mean_protrusion_m.is_finite());
+            prop_assert!(c.metrics.vol_ratio.is_none_or(|v| v.is_finite()));
+        }
+        let t = fit_tight(&m, 2, &opts).unwrap();
+        assert_on_grid(&t.primitives);
+        assert_vertices_inside(&m, &t.primitives, opts.headroom - 1e-9);
+        prove(&m, &t.primitives, None).unwrap();
+    }
+}

@@ -185,8 +185,8 @@ pub struct ReadArgs {
     /// Refuse XML files larger than this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_xml_bytes: u64,
-    /// Refuse XML nested deeper than this.
-    #[arg(long, value_name = "N", default_value_t = 256)]
+    /// Refuse XML nested deeper than this (at most 1000).
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = xml_depth)]
     pub max_xml_depth: usize,
     /// Refuse MJCF includes nested deeper than this.
     #[arg(long, value_name = "N", default_value_t = 16)]
@@ -217,4 +217,16 @@ pub struct FkArgs {
     pub json: bool,
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+/// `--max-xml-depth`: the readers recurse once per level, so there is a ceiling.
+fn xml_depth(s: &str) -> Result<usize, String> {
+    let ceiling = crate::io::xml::MAX_XML_DEPTH_CEILING;
+    match s.parse::<usize>() {
+        Ok(n) if n <= ceiling => Ok(n),
+        Ok(n) => Err(format!(
+            "{n} is above {ceiling}, the deepest XML collide reads"
+        )),
+        Err(e) => Err(e.to_string()),
+    }
 }

@@ -22,7 +22,12 @@ pub fn run(args: InspectArgs) -> Result<i32> {
     for w in &loaded.robot.warnings {
         crate::messages::warning(w);
     }
-    let cache = MeshCache::load(&mesh_keys(&loaded), &limits, args.read.max_total_triangles)?;
+    let cache = MeshCache::load_for(
+        &args.robot,
+        &mesh_keys(&loaded),
+        &limits,
+        args.read.max_total_triangles,
+    )?;
     if args.json {
         println!(
             "{}",

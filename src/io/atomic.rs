@@ -52,9 +52,10 @@ fn write_atomic_with(
         Err(_) => None,
     };
 
+    remove_stale_temporaries(&dir, &name);
     fault(Step::Create).map_err(|e| fail("creating a temporary file", e))?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
+        .prefix(&format!(".{name}.{}.", std::process::id()))
         .suffix(".tmp")
         .tempfile_in(&dir)
         .map_err(|e| {
@@ -88,6 +89,38 @@ fn write_atomic_with(
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Removes temporary files `.NAME.PID.XXXXXX.tmp` beside NAME that a killed
+/// run left behind, so they cannot pile up: those whose writer, named by the
+/// process id in the name, is no longer running. Where that cannot be told
+/// (no `/proc`), nothing is removed. Best effort: errors are ignored.
+fn remove_stale_temporaries(dir: &Path, name: &str) {
+    let proc_fs = Path::new("/proc");
+    if !proc_fs.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some(Ok(pid)) = rest.split_once('.').map(|(pid, _)| pid.parse::<u32>()) else {
+            continue;
+        };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && pid != std::process::id() && !proc_fs.join(pid.to_string()).exists() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The file to replace: `path`, or where it points if it is a symbolic link.
@@ -160,6 +193,25 @@ mod tests {
                 "{step:?}: temporary file left behind"
             );
         }
+    }
+
+    #[test]
+    fn temporaries_of_dead_writers_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("manifest.yaml");
+        fs::write(&path, "old\n").unwrap();
+        // No process has a pid above the kernel's maximum (2^22 on Linux).
+        let dead = ".manifest.yaml.99999999.AbCdEf.tmp";
+        let live = format!(".manifest.yaml.{}.AbCdEf.tmp", std::process::id());
+        let other = ".other.yaml.99999999.AbCdEf.tmp";
+        for f in [dead, live.as_str(), other] {
+            fs::write(dir.path().join(f), "partial").unwrap();
+        }
+        write_atomic(&path, b"new\n").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
+        let mut want = vec![live, "manifest.yaml".to_string(), other.to_string()];
+        want.sort();
+        assert_eq!(listing(dir.path()), want);
     }
 
     #[test]

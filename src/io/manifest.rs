@@ -552,17 +552,48 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<Manifest> {
             return Err(Error::at(
                 path,
                 at,
-                format!("schema_version must be the integer {SCHEMA_VERSION}, not `{v}`"),
+                format!("schema_version must be the integer {SCHEMA_VERSION}, not the text {v:?}"),
             ));
         }
     }
+    // serde's messages name the type, not the field ("invalid boolean"):
+    // record where in the document it failed, to name the field as well.
+    let mut field = None;
     let manifest: Manifest =
-        serde_saphyr::from_str_with_options(text, options()).map_err(|e| yaml_error(path, &e))?;
+        serde_saphyr::with_deserializer_from_str_with_options(text, options(), |de| {
+            serde_path_to_error::deserialize(de).map_err(|e| {
+                field = Some(e.path().to_string());
+                e.into_inner()
+            })
+        })
+        .map_err(|e| {
+            let mut err = yaml_error(path, &e);
+            if let Some(field) = field.filter(|f| f != ".") {
+                err.message = name_field(&err.message, path, &field);
+            }
+            err
+        })?;
     if let Err(e) = validate(&manifest) {
         let at = locate(text, &e.site);
         return Err(Error::at(path, at, e.describe()));
     }
     Ok(manifest)
+}
+
+/// `file:line:col: message` as `file:line:col: field: message`.
+fn name_field(message: &str, path: &Path, field: &str) -> String {
+    let file = path.display().to_string();
+    let Some(rest) = message.strip_prefix(&file) else {
+        return format!("{field}: {message}");
+    };
+    // Skip `:line:col` (or nothing), then the `: ` that starts the message.
+    let digits_end = rest
+        .char_indices()
+        .find(|&(_, c)| !(c == ':' || c.is_ascii_digit()))
+        .map_or(rest.len(), |(i, _)| i);
+    let (position, text) = rest.split_at(digits_end);
+    let position = position.strip_suffix(':').unwrap_or(position);
+    format!("{file}{position}: {field}: {}", text.trim_start())
 }
 
 fn location(l: &serde_saphyr::Location) -> Option<(u32, u32)> {
@@ -578,6 +609,10 @@ fn yaml_error(path: &Path, e: &serde_saphyr::Error) -> Error {
             .find(" at line")
             .map_or(String::new(), |i| msg[i..].to_string());
         msg = format!("a manifest is one YAML document; this is a second one{at}");
+    }
+    // Options are ours to set, not the user's: drop serde-saphyr's hint.
+    if let Some(i) = msg.find(", set DuplicateKeyPolicy") {
+        msg.truncate(i);
     }
     match e.location() {
         Some(l) if l.line() > 0 => {

@@ -101,6 +101,34 @@ pub fn load_mesh_with_info(
     scale: [f64; 3],
     limits: &MeshLimits,
 ) -> Result<(TriMesh, MeshInfo)> {
+    mesh_format_of(path, scale)?;
+    let bytes = read_file(path)?;
+    parse_mesh(path, bytes, scale, limits)
+}
+
+/// [`load_mesh_with_info`] on bytes already in memory (fuzzing, tests): `path`
+/// names the file in errors and its extension picks the format.
+pub fn parse_mesh(
+    path: &Path,
+    bytes: Vec<u8>,
+    scale: [f64; 3],
+    limits: &MeshLimits,
+) -> Result<(TriMesh, MeshInfo)> {
+    let ext = mesh_format_of(path, scale)?;
+    let mut welder = Welder::new(path, scale, limits.max_triangles);
+    let (format, parts) = match ext.as_str() {
+        "stl" => load_stl(path, bytes, &mut welder)?,
+        "obj" => (MeshFormat::Obj, load_obj(path, &bytes, &mut welder)?),
+        _ => (
+            MeshFormat::Collada,
+            load_collada(path, &bytes, &mut welder)?,
+        ),
+    };
+    welder.finish(format, parts)
+}
+
+/// Checks the scale and the file's extension; returns the extension, lower case.
+fn mesh_format_of(path: &Path, scale: [f64; 3]) -> Result<String> {
     if scale.iter().any(|s| !s.is_finite() || *s == 0.0) {
         return Err(Error::at(
             path,
@@ -123,17 +151,7 @@ pub fn load_mesh_with_info(
             "unsupported mesh format (expected a .stl, .obj or .dae file)",
         ));
     }
-    let bytes = read_file(path)?;
-    let mut welder = Welder::new(path, scale, limits.max_triangles);
-    let (format, parts) = match ext.as_str() {
-        "stl" => load_stl(path, bytes, &mut welder)?,
-        "obj" => (MeshFormat::Obj, load_obj(path, &bytes, &mut welder)?),
-        _ => (
-            MeshFormat::Collada,
-            load_collada(path, &bytes, &mut welder)?,
-        ),
-    };
-    welder.finish(format, parts)
+    Ok(ext)
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>> {
@@ -748,6 +766,12 @@ struct SceneWalk<'a, 'input> {
     nodes_by_id: HashMap<&'a str, roxmltree::Node<'a, 'input>>,
     instances: Vec<Instance>,
     stack: Vec<roxmltree::NodeId>,
+    /// Nodes visited so far, and the most allowed: `<instance_node>`s that
+    /// fan out place a node exponentially often (a 4 kB file can ask for
+    /// 64 million placed copies), so visits are counted against the mesh's
+    /// triangle limit, which a scene that places more nodes cannot meet.
+    visits: usize,
+    max_visits: usize,
 }
 
 const MAX_NODE_DEPTH: usize = 256;
@@ -861,6 +885,16 @@ impl<'a, 'input> SceneWalk<'a, 'input> {
         }
         if self.stack.len() >= MAX_NODE_DEPTH {
             return Err(self.err(node, format!("nodes nested deeper than {MAX_NODE_DEPTH}")));
+        }
+        self.visits += 1;
+        if self.visits > self.max_visits {
+            return Err(self.err(
+                node,
+                format!(
+                    "the scene places nodes more than {} times, more than its triangle limit allows (raise it with --max-triangles)",
+                    self.max_visits
+                ),
+            ));
         }
         self.stack.push(node.id());
         let world = mat_mul(parent, &self.local_transform(node)?);
@@ -1014,6 +1048,8 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
         nodes_by_id: HashMap::new(),
         instances: Vec::new(),
         stack: Vec::new(),
+        visits: 0,
+        max_visits: w.max_triangles,
     };
     // <asset><unit meter="..."/></asset>: metres per file unit (default 1).
     let mut unit = 1.0f64;

@@ -7,7 +7,7 @@
 //! (self-collision is checked in the base frame).
 
 use super::package::PackageResolver;
-use super::xml::{Attribute, Element, Location, XmlLimits, parse_file, parse_floats};
+use super::xml::{Attribute, Element, Location, XmlLimits, parse_file, parse_floats, parse_str};
 use crate::error::Result;
 use crate::model::rotation::{axis_angle, quat_to_rpy, quat_wxyz, z_onto};
 use crate::model::{
@@ -35,17 +35,57 @@ impl Default for MjcfLimits {
 }
 
 pub fn read_mjcf(path: &Path, resolver: &PackageResolver, limits: &MjcfLimits) -> Result<Robot> {
-    let mut files = vec![path.to_path_buf()];
-    let raw = parse_file(path, &limits.xml)?;
+    let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    robot_from_xml(
+        parse_file(path, &limits.xml)?,
+        bytes,
+        path,
+        resolver,
+        limits,
+    )
+}
+
+/// [`read_mjcf`] on text already in memory (fuzzing, tests): `path` names it in
+/// errors and is where includes and relative mesh references are resolved from.
+pub fn parse_mjcf(
+    text: &str,
+    path: &Path,
+    resolver: &PackageResolver,
+    limits: &MjcfLimits,
+) -> Result<Robot> {
+    let bytes = text.len() as u64;
+    robot_from_xml(
+        parse_str(text, path, &limits.xml)?,
+        bytes,
+        path,
+        resolver,
+        limits,
+    )
+}
+
+/// The robot of a parsed main model file of `bytes` bytes.
+fn robot_from_xml(
+    raw: Element,
+    bytes: u64,
+    path: &Path,
+    resolver: &PackageResolver,
+    limits: &MjcfLimits,
+) -> Result<Robot> {
     if raw.name != "mujoco" {
         return Err(raw.location.error(format!(
             "expected an MJCF <mujoco> root element, found <{}>",
             raw.name
         )));
     }
-    let main_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut stack = vec![canonical(path)];
-    let root = expand_includes(raw, &main_dir, &mut stack, limits, &mut files)?;
+    let mut splicer = Splicer {
+        main_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        limits,
+        stack: vec![canonical(path)],
+        files: vec![path.to_path_buf()],
+        bytes,
+    };
+    let root = splicer.expand(raw, 1)?;
+    let files = splicer.files;
     let mut reader = Reader::new(path, resolver);
     reader.read_compiler(&root)?;
     reader.read_defaults(&root)?;
@@ -82,45 +122,82 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-fn expand_includes(
-    mut el: Element,
-    main_dir: &Path,
-    stack: &mut Vec<PathBuf>,
-    limits: &MjcfLimits,
-    files: &mut Vec<PathBuf>,
-) -> Result<Element> {
-    let mut out = Vec::with_capacity(el.children.len());
-    for child in std::mem::take(&mut el.children) {
-        if child.name != "include" {
-            out.push(expand_includes(child, main_dir, stack, limits, files)?);
-            continue;
-        }
-        let file = child.required("file")?;
-        // MuJoCo resolves includes against the main model's directory.
-        let target = main_dir.join(file);
-        super::package::check_file(&target)
-            .map_err(|why| child.location.error(format!("include `{file}` {why}")))?;
-        let key = canonical(&target);
-        if stack.contains(&key) {
-            return Err(child
-                .location
-                .error(format!("include cycle: `{file}` includes itself")));
-        }
-        if stack.len() > limits.max_include_depth {
-            return Err(child.location.error(format!(
-                "includes nested deeper than {} (raise it with --max-include-depth)",
-                limits.max_include_depth
+/// Most `<include>`s one model may expand (counting a file each time it is
+/// included): a few files that include each other many times over would
+/// otherwise splice an exponentially large model (an "include bomb").
+pub const MAX_INCLUDES: usize = 1000;
+
+/// The state of splicing a model's includes.
+struct Splicer<'a> {
+    main_dir: PathBuf,
+    limits: &'a MjcfLimits,
+    /// The include chain being expanded, canonical paths (cycle detection).
+    stack: Vec<PathBuf>,
+    /// Every file read, main model first, once per inclusion.
+    files: Vec<PathBuf>,
+    /// Bytes of XML spliced so far, main model included.
+    bytes: u64,
+}
+
+impl Splicer<'_> {
+    /// Splices every `<include>` below `el`, which is at nesting `depth` (the
+    /// root is 1). The depth and size limits hold for the model with its
+    /// includes spliced in, not only for each file: the readers recurse
+    /// through the whole tree, and a file may be included many times.
+    fn expand(&mut self, mut el: Element, depth: usize) -> Result<Element> {
+        let limits = self.limits;
+        if depth > limits.xml.max_depth.min(super::xml::MAX_XML_DEPTH_CEILING) {
+            return Err(el.location.error(format!(
+                "{}, counting the levels of the files that include it",
+                super::xml::depth_message(&limits.xml)
             )));
         }
-        files.push(target.clone());
-        let included = parse_file(&target, &limits.xml)?;
-        stack.push(key);
-        let included = expand_includes(included, main_dir, stack, limits, files)?;
-        stack.pop();
-        out.extend(included.children);
+        let mut out = Vec::with_capacity(el.children.len());
+        for child in std::mem::take(&mut el.children) {
+            if child.name != "include" {
+                out.push(self.expand(child, depth + 1)?);
+                continue;
+            }
+            let file = child.required("file")?;
+            // MuJoCo resolves includes against the main model's directory.
+            let target = self.main_dir.join(file);
+            super::package::check_file(&target)
+                .map_err(|why| child.location.error(format!("include `{file}` {why}")))?;
+            let key = canonical(&target);
+            if self.stack.contains(&key) {
+                return Err(child
+                    .location
+                    .error(format!("include cycle: `{file}` includes itself")));
+            }
+            if self.stack.len() > limits.max_include_depth {
+                return Err(child.location.error(format!(
+                    "includes nested deeper than {} (raise it with --max-include-depth)",
+                    limits.max_include_depth
+                )));
+            }
+            if self.files.len() > MAX_INCLUDES {
+                return Err(child.location.error(format!(
+                    "more than {MAX_INCLUDES} includes expanded in one model (files included many times over?)"
+                )));
+            }
+            self.bytes += std::fs::metadata(&target).map_or(0, |m| m.len());
+            if self.bytes > limits.xml.max_bytes {
+                return Err(child.location.error(format!(
+                    "with its includes the model is over the XML size limit of {} bytes (raise it with --max-xml-bytes)",
+                    limits.xml.max_bytes
+                )));
+            }
+            self.files.push(target.clone());
+            let included = parse_file(&target, &limits.xml)?;
+            self.stack.push(key);
+            // The included root stands for `el`: its children land beside `child`.
+            let included = self.expand(included, depth)?;
+            self.stack.pop();
+            out.extend(included.children);
+        }
+        el.children = out;
+        Ok(el)
     }
-    el.children = out;
-    Ok(el)
 }
 
 #[derive(Clone, Copy, PartialEq)]

@@ -1,6 +1,6 @@
 //! SRDF reader: disabled collision pairs, named joint states, virtual and passive joints.
 
-use super::xml::{Location, XmlLimits, parse_file};
+use super::xml::{Element, Location, XmlLimits, parse_file, parse_str};
 use crate::error::Result;
 use crate::model::Robot;
 use std::collections::BTreeMap;
@@ -38,7 +38,15 @@ impl Srdf {
 
 /// Reads an SRDF, checking every link and joint it names against `robot`.
 pub fn read_srdf(path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf> {
-    let root = parse_file(path, limits)?;
+    srdf_from_xml(&parse_file(path, limits)?, robot)
+}
+
+/// [`read_srdf`] on text already in memory (fuzzing, tests); `path` names it in errors.
+pub fn parse_srdf(text: &str, path: &Path, robot: &Robot, limits: &XmlLimits) -> Result<Srdf> {
+    srdf_from_xml(&parse_str(text, path, limits)?, robot)
+}
+
+fn srdf_from_xml(root: &Element, robot: &Robot) -> Result<Srdf> {
     if root.name != "robot" {
         return Err(root.location.error(format!(
             "expected an SRDF <robot> root element, found <{}>",

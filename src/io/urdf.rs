@@ -1,7 +1,7 @@
 //! URDF reader: links, joints, limits, mimic, collision and visual geometry.
 
 use super::package::PackageResolver;
-use super::xml::{Element, XmlLimits, parse_file};
+use super::xml::{Element, XmlLimits, parse_file, parse_str};
 use crate::error::Result;
 use crate::model::kinematics::pose_from_xyz_rpy;
 use crate::model::{
@@ -11,7 +11,21 @@ use std::collections::HashMap;
 use std::path::Path;
 
 pub fn read_urdf(path: &Path, resolver: &PackageResolver, limits: &XmlLimits) -> Result<Robot> {
-    let root = parse_file(path, limits)?;
+    robot_from_xml(parse_file(path, limits)?, path, resolver)
+}
+
+/// [`read_urdf`] on text already in memory (fuzzing, tests): `path` names it in
+/// errors and is where relative mesh references are resolved from.
+pub fn parse_urdf(
+    text: &str,
+    path: &Path,
+    resolver: &PackageResolver,
+    limits: &XmlLimits,
+) -> Result<Robot> {
+    robot_from_xml(parse_str(text, path, limits)?, path, resolver)
+}
+
+fn robot_from_xml(root: Element, path: &Path, resolver: &PackageResolver) -> Result<Robot> {
     if root.name != "robot" {
         return Err(root.location.error(format!(
             "expected a URDF <robot> root element, found <{}>",

@@ -7,7 +7,13 @@ use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Limits on what an XML file may be; `--max-xml-bytes` and `--max-xml-depth` raise them.
+/// The most `--max-xml-depth` may raise the depth limit to: the readers
+/// recurse once per level, and this keeps them well within a thread's stack
+/// (an MJCF body tree overflows 8 MiB at about 2000 levels in a debug build).
+pub const MAX_XML_DEPTH_CEILING: usize = 1000;
+
+/// Limits on what an XML file may be; `--max-xml-bytes` and `--max-xml-depth` raise them
+/// (the depth up to [`MAX_XML_DEPTH_CEILING`], whatever `max_depth` says).
 #[derive(Debug, Clone, Copy)]
 pub struct XmlLimits {
     pub max_bytes: u64,
@@ -168,7 +174,19 @@ pub fn parse_file(path: &Path, limits: &XmlLimits) -> Result<Element> {
     parse_str(&text, path, limits)
 }
 
+/// Parses XML text already in memory; `path` names it in errors.
 pub fn parse_str(text: &str, path: &Path, limits: &XmlLimits) -> Result<Element> {
+    if text.len() as u64 > limits.max_bytes {
+        return Err(Error::at(
+            path,
+            None,
+            format!(
+                "{} bytes is over the XML size limit of {} (raise it with --max-xml-bytes)",
+                text.len(),
+                limits.max_bytes
+            ),
+        ));
+    }
     let options = roxmltree::ParsingOptions {
         allow_dtd: true,
         nodes_limit: 10_000_000,
@@ -202,11 +220,8 @@ fn convert(
         }
     };
     let location = at(node.range().start);
-    if depth > limits.max_depth {
-        return Err(location.error(format!(
-            "XML nesting deeper than {} levels (raise it with --max-xml-depth)",
-            limits.max_depth
-        )));
+    if depth > limits.max_depth.min(MAX_XML_DEPTH_CEILING) {
+        return Err(location.error(depth_message(limits)));
     }
     let attributes = node
         .attributes()
@@ -226,4 +241,16 @@ fn convert(
         children,
         location,
     })
+}
+
+/// Why an element is refused for its depth.
+pub fn depth_message(limits: &XmlLimits) -> String {
+    if limits.max_depth > MAX_XML_DEPTH_CEILING {
+        format!("XML nesting deeper than {MAX_XML_DEPTH_CEILING} levels, the most collide reads")
+    } else {
+        format!(
+            "XML nesting deeper than {} levels (raise it with --max-xml-depth)",
+            limits.max_depth
+        )
+    }
 }

@@ -127,7 +127,7 @@ pub fn load_meshes(
     max_total_triangles: usize,
 ) -> Result<MeshCache> {
     let keys = crate::model::truth::mesh_keys(robot);
-    MeshCache::load(&keys, limits, max_total_triangles)
+    MeshCache::load_for(&robot.source, &keys, limits, max_total_triangles)
 }
 
 /// Every link's truth mesh (links without geometry are left out), in link order.

@@ -53,6 +53,26 @@ pub struct MeshCache {
 impl MeshCache {
     /// Loads every key; the first failure (in key order) is the error.
     pub fn load(keys: &[MeshKey], limits: &MeshLimits, max_total_triangles: usize) -> Result<Self> {
+        Self::load_checked(None, keys, limits, max_total_triangles)
+    }
+
+    /// [`MeshCache::load`] for the robot described in `source`, which an
+    /// error over the total triangle limit names.
+    pub fn load_for(
+        source: &Path,
+        keys: &[MeshKey],
+        limits: &MeshLimits,
+        max_total_triangles: usize,
+    ) -> Result<Self> {
+        Self::load_checked(Some(source), keys, limits, max_total_triangles)
+    }
+
+    fn load_checked(
+        source: Option<&Path>,
+        keys: &[MeshKey],
+        limits: &MeshLimits,
+        max_total_triangles: usize,
+    ) -> Result<Self> {
         let cache = Self::load_each(keys, limits);
         let mut total = 0usize;
         for k in keys {
@@ -62,9 +82,13 @@ impl MeshCache {
             }
         }
         if total > max_total_triangles {
-            return Err(Error::input(format!(
+            let msg = format!(
                 "the robot's meshes hold {total} triangles, over the limit of {max_total_triangles} (raise it with --max-total-triangles)"
-            )));
+            );
+            return Err(match source {
+                Some(s) => Error::at(s, None, msg),
+                None => Error::input(msg),
+            });
         }
         Ok(cache)
     }
