@@ -13,39 +13,16 @@ mod kernel_models;
 use collide::kernel::vec3::{Iso, Mat3, V3, add, mul_mm, mul_mv, norm, sub};
 use collide::kernel::{Model, Primitive};
 use kernel_models::{Rng, humanoid29, mixed_tight_arm, panda, panda_tight, random_q};
-use parry3d_f64::math::{Matrix, Pose, Rotation, Vector};
+#[path = "common/parry_bridge.rs"]
+mod parry_bridge;
+
+use parry_bridge::{Cloud, ppose, pv};
+use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::query;
 use parry3d_f64::shape::{Cuboid, Segment, SupportMap};
 
 const TOL_CLOSED: f64 = 1e-9;
 const TOL_GJK: f64 = 1.5e-5;
-
-fn pv(v: V3) -> Vector {
-    Vector::new(v[0], v[1], v[2])
-}
-
-fn ppose(c: V3, r: &Mat3) -> Pose {
-    let m = Matrix::from_cols(
-        Vector::new(r[0][0], r[1][0], r[2][0]),
-        Vector::new(r[0][1], r[1][1], r[2][1]),
-        Vector::new(r[0][2], r[1][2], r[2][2]),
-    );
-    Pose::from_parts(pv(c), Rotation::from_mat3(&m).normalize())
-}
-
-struct Cloud(Vec<Vector>);
-
-impl SupportMap for Cloud {
-    fn local_support_point(&self, dir: Vector) -> Vector {
-        let mut best = self.0[0];
-        for p in &self.0[1..] {
-            if p.dot(dir) > best.dot(dir) {
-                best = *p;
-            }
-        }
-        best
-    }
-}
 
 /// A primitive in the world frame, as parry sees it: a core support map and a radius.
 enum Core {

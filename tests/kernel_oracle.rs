@@ -25,7 +25,11 @@ use collide::kernel::dop26::{Dop26, dop_dop_lower_bound, dop_of_points};
 use collide::kernel::gjk::{GjkResult, Witness};
 use collide::kernel::shapes::{Capsule, Hull, Obb};
 use collide::kernel::vec3::{Mat3, V3, add, mul_mm, mul_mtv, mul_mv, rot_axis_angle, sub};
-use parry3d_f64::math::{Matrix, Pose, Rotation, Vector};
+#[path = "common/parry_bridge.rs"]
+mod parry_bridge;
+
+use parry_bridge::{Cloud, ppose, pv};
+use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::query;
 use parry3d_f64::query::PointQuery;
 use parry3d_f64::shape::{Cuboid, Segment, SupportMap};
@@ -71,36 +75,6 @@ fn rot_of(q: [f64; 4]) -> Mat3 {
 
 fn v3(a: &[f64], s: f64) -> V3 {
     [a[0] * s, a[1] * s, a[2] * s]
-}
-
-fn pv(v: V3) -> Vector {
-    Vector::new(v[0], v[1], v[2])
-}
-
-fn ppose(c: V3, r: &Mat3) -> Pose {
-    let m = Matrix::from_cols(
-        Vector::new(r[0][0], r[1][0], r[2][0]),
-        Vector::new(r[0][1], r[1][1], r[2][1]),
-        Vector::new(r[0][2], r[1][2], r[2][2]),
-    );
-    Pose::from_parts(pv(c), Rotation::from_mat3(&m).normalize())
-}
-
-struct Cloud(Vec<Vector>);
-
-impl SupportMap for Cloud {
-    fn local_support_point(&self, dir: Vector) -> Vector {
-        let mut best = self.0[0];
-        let mut bd = best.dot(dir);
-        for p in &self.0[1..] {
-            let d = p.dot(dir);
-            if d > bd {
-                bd = d;
-                best = *p;
-            }
-        }
-        best
-    }
 }
 
 // ---------------------------------------------------------------------------------------
