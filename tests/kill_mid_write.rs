@@ -176,3 +176,52 @@ fn a_write_that_fails_half_way_leaves_the_old_manifest() {
     assert_eq!(listing(dir.path()), ["manifest.yaml"]);
     assert_ne!(std::fs::read(&manifest).unwrap(), old);
 }
+
+/// Runs `collide lower ROBOT --write --out MANIFEST`.
+fn lower_write(robot: &Path, manifest: &Path) -> std::process::Output {
+    common::collide()
+        .arg("lower")
+        .arg(robot)
+        .args(["--write", "--out"])
+        .arg(manifest)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_run_that_fails_or_refuses_leaves_the_manifest_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("manifest.yaml");
+    let chain = common::repo().join("tests/robots/chain.urdf");
+    assert!(lower_write(&chain, &manifest).status.success());
+    // Pretend the link `arm` was fitted tighter before: a new fit loosens it.
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let tighter = text.replacen(
+        "      mean_protrusion_m: 0.0016\n",
+        "      mean_protrusion_m: 0.0\n",
+        1,
+    );
+    assert_ne!(
+        tighter, text,
+        "the chain's manifest changed: update this test"
+    );
+    std::fs::write(&manifest, &tighter).unwrap();
+    let out = lower_write(&chain, &manifest);
+    assert_eq!(out.status.code(), Some(3), "loosening is refused");
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), tighter);
+
+    // Bad input (a truncated mesh): exit 2, manifest untouched.
+    let broken = common::repo().join("tests/bad/mesh_truncated_stl.urdf");
+    let out = lower_write(&broken, &manifest);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), tighter);
+    // An existing manifest that does not load: exit 2, left as it was.
+    std::fs::write(&manifest, "schema_version: 1\nrobot: [\n").unwrap();
+    let out = lower_write(&chain, &manifest);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(&manifest).unwrap(),
+        "schema_version: 1\nrobot: [\n"
+    );
+    assert_eq!(listing(dir.path()), ["manifest.yaml"]);
+}
