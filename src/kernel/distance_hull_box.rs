@@ -10,7 +10,7 @@
 use super::distance_box_box::box_box_sat;
 use super::distance_hull_hull::TightPosed;
 use super::dop26::{Dop26, dop_dop_lower_bound};
-use super::gjk::{self, Witness, gjk_distance};
+use super::gjk::{Witness, gjk_in_hull_frame};
 use super::shapes::Obb;
 use super::vec3::sub;
 
@@ -56,6 +56,11 @@ pub fn tight_box(
     if s1 > threshold {
         return s1;
     }
-    let g = gjk_distance(&t.hull, b, sub(b.center, t.obb.center), warm, gjk::MAX_ITER);
+    let g = gjk_in_hull_frame(
+        &t.hull,
+        &t.hull.box_to_local(b),
+        sub(b.center, t.obb.center),
+        warm,
+    );
     s1.max(g.lower)
 }

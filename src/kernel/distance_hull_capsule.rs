@@ -10,8 +10,8 @@
 
 use super::distance_box_capsule::box_capsule_dir;
 use super::distance_hull_hull::TightPosed;
-use super::gjk::{self, GjkResult, Witness, gjk_distance};
-use super::shapes::{Capsule, PosedHull, Segment};
+use super::gjk::{GjkResult, Witness, gjk_in_hull_frame};
+use super::shapes::{Capsule, PosedHull, Segment, SupportMap};
 use super::vec3::{norm2, sub};
 
 /// GJK hull–capsule distance alone (lower bound, exact on convergence).
@@ -29,21 +29,12 @@ pub fn hull_segment_gjk(
     warm: Option<&mut Witness>,
 ) -> GjkResult {
     let seg = Segment { a, b };
-    let mid = [
-        0.5 * (a[0] + b[0]),
-        0.5 * (a[1] + b[1]),
-        0.5 * (a[2] + b[2]),
-    ];
-    gjk_distance(h, &seg, sub(mid, h.vertex0()), warm, gjk::MAX_ITER)
-}
-
-#[inline(always)]
-fn seg_mid(c: &Capsule) -> [f64; 3] {
-    [
-        0.5 * (c.a[0] + c.b[0]),
-        0.5 * (c.a[1] + c.b[1]),
-        0.5 * (c.a[2] + c.b[2]),
-    ]
+    gjk_in_hull_frame(
+        h,
+        &h.segment_to_local(&seg),
+        sub(seg.center(), h.vertex0()),
+        warm,
+    )
 }
 
 /// The staged tight–capsule distance; see the module docs.
@@ -62,9 +53,9 @@ pub fn tight_capsule(
     let seed = if norm2(dir) > 0.0 {
         dir
     } else {
-        sub(seg_mid(c), t.obb.center)
+        sub(seg.center(), t.obb.center)
     };
-    let g = gjk_distance(&t.hull, &seg, seed, warm, gjk::MAX_ITER);
+    let g = gjk_in_hull_frame(&t.hull, &t.hull.segment_to_local(&seg), seed, warm);
     s1.max(g.lower - c.radius)
 }
 
@@ -72,7 +63,6 @@ impl PosedHull<'_> {
     /// The first stored point, placed.
     #[inline(always)]
     pub fn vertex0(&self) -> [f64; 3] {
-        use super::shapes::SupportMap;
         self.vertex(0)
     }
 }

@@ -14,7 +14,7 @@
 
 use super::distance_box_box::box_box_sat;
 use super::dop26::{Dop26, dop_dop_lower_bound};
-use super::gjk::{self, GjkResult, Witness, gjk_distance};
+use super::gjk::{GjkResult, Witness, gjk_in_hull_frame};
 use super::shapes::{Obb, PosedHull};
 use super::vec3::sub;
 
@@ -33,7 +33,7 @@ pub fn tight_tight_stage1(a: &TightPosed<'_>, b: &TightPosed<'_>) -> f64 {
     sat.max(dop_dop_lower_bound(&a.obb, a.dop, &b.obb, b.dop))
 }
 
-/// GJK on two hulls (stage 2 alone).
+/// GJK on two hulls (stage 2 alone), in `a`'s frame.
 #[inline]
 pub fn hull_hull_gjk(
     a: &PosedHull<'_>,
@@ -41,7 +41,7 @@ pub fn hull_hull_gjk(
     init_dir: [f64; 3],
     warm: Option<&mut Witness>,
 ) -> GjkResult {
-    gjk_distance(a, b, init_dir, warm, gjk::MAX_ITER)
+    gjk_in_hull_frame(a, &a.hull_to_local(b), init_dir, warm)
 }
 
 /// The staged tight–tight distance; see the module docs. `threshold` is the level below

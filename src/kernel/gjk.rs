@@ -26,8 +26,8 @@
 //! Floating point: the bound is exact up to the rounding of the dot products (about
 //! `1e-16 ×` the coordinate magnitudes), nothing else.
 
-use super::shapes::SupportMap;
-use super::vec3::{V3, add, cross, dot, neg, norm2, scale, sub};
+use super::shapes::{PosedHull, SupportMap};
+use super::vec3::{V3, add, cross, dot, mul_mtv, mul_mv, neg, norm2, scale, sub};
 
 /// Support-query cap used by the kernel.
 pub const MAX_ITER: u32 = 24;
@@ -71,13 +71,14 @@ struct Simplex {
 }
 
 impl Simplex {
+    /// Keeps the points at the ascending positions `idx` (moved down in place: every
+    /// `idx[k] >= k`, so no kept point is overwritten before it is moved).
     #[inline(always)]
     fn keep(&mut self, idx: &[usize]) {
-        let old = *self;
         for (k, &i) in idx.iter().enumerate() {
-            self.p[k] = old.p[i];
-            self.ia[k] = old.ia[i];
-            self.ib[k] = old.ib[i];
+            self.p[k] = self.p[i];
+            self.ia[k] = self.ia[i];
+            self.ib[k] = self.ib[i];
         }
         self.n = idx.len();
     }
@@ -89,6 +90,12 @@ impl Simplex {
 
     /// Nearest point of the simplex to the origin; reduces the simplex to the smallest face
     /// holding it. Returns `[0; 3]` when the origin is inside a full tetrahedron.
+    ///
+    /// The newest point is always last. In exact arithmetic the nearest point lies on a
+    /// face holding it (the others were the previous simplex, whose nearest point gave the
+    /// search direction), so the tetrahedron case examines only those three faces unless the
+    /// tetrahedron is degenerate. Any error here only slows convergence: the lower bound is
+    /// built from support values alone.
     #[inline(always)]
     fn closest(&mut self) -> V3 {
         match self.n {
@@ -120,44 +127,47 @@ impl Simplex {
         }
     }
 
+    #[inline(always)]
     fn closest_tetra(&mut self) -> V3 {
         let [a, b, c, d] = self.p;
-        // Faces with the vertex opposite to each.
+        // Faces holding the newest point `d`, each with the vertex opposite to it; the old
+        // face `abc` last, examined only for a degenerate tetrahedron.
         const FACES: [([usize; 3], usize); 4] = [
-            ([0, 1, 2], 3),
             ([0, 1, 3], 2),
             ([0, 2, 3], 1),
             ([1, 2, 3], 0),
+            ([0, 1, 2], 3),
         ];
         let pts = [a, b, c, d];
-        let mut best: Option<(f64, V3, TriKeep, [usize; 3])> = None;
-        let vol = dot(sub(b, a), cross(sub(c, a), sub(d, a)));
-        let scale_ = norm2(sub(b, a)).max(norm2(sub(c, a))).max(norm2(sub(d, a)));
+        let ad = sub(d, a);
+        let vol = dot(sub(b, a), cross(sub(c, a), ad));
+        let scale_ = norm2(sub(b, a)).max(norm2(sub(c, a))).max(norm2(ad));
         let thr = 1e-14 * scale_ * scale_.sqrt();
         // NaN counts as degenerate (all faces are then examined).
         let degenerate = vol.is_nan() || thr.is_nan() || vol.abs() <= thr;
-        for (f, opp) in FACES {
+        let faces = if degenerate { 4 } else { 3 };
+        let mut best_vv = f64::INFINITY;
+        let mut best: Option<(V3, TriKeep, [usize; 3])> = None;
+        for &(f, opp) in &FACES[..faces] {
             let (p0, p1, p2) = (pts[f[0]], pts[f[1]], pts[f[2]]);
             let n = cross(sub(p1, p0), sub(p2, p0));
             let side_o = -dot(n, p0);
             let side_d = dot(n, sub(pts[opp], p0));
             // The origin is outside this face when it lies strictly on the other side of the
             // face plane from the opposite vertex.
-            let outside = degenerate || side_o * side_d < 0.0;
-            if outside {
+            if degenerate || side_o * side_d < 0.0 {
                 let (v, k) = closest_triangle(p0, p1, p2);
                 let vv = norm2(v);
-                if best.is_none_or(|b| vv < b.0) {
-                    best = Some((vv, v, k, f));
+                if vv < best_vv || best.is_none() {
+                    best_vv = vv;
+                    best = Some((v, k, f));
                 }
             }
         }
         match best {
-            None => {
-                // Inside the tetrahedron: overlap.
-                [0.0; 3]
-            }
-            Some((_, v, k, f)) => {
+            // Inside the tetrahedron: overlap.
+            None => [0.0; 3],
+            Some((v, k, f)) => {
                 self.keep_tri(k, f);
                 v
             }
@@ -275,10 +285,70 @@ pub fn gjk_distance<A: SupportMap, B: SupportMap>(
     gjk_distance_tol(a, b, init_dir, warm, max_iter, TOL_ABS, TOL_REL)
 }
 
+/// [`gjk_distance`] between a placed hull and a solid already placed in the hull's frame
+/// (see [`PosedHull::hull_to_local`] and its siblings): the hull's own points are scanned
+/// untransformed, which saves a rotation per support query. `init_dir` and the returned
+/// normal are in the common frame.
+#[inline]
+pub fn gjk_in_hull_frame<B: SupportMap>(
+    hull: &PosedHull<'_>,
+    other_local: &B,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+) -> GjkResult {
+    let mut g = gjk_distance(
+        &hull.pts,
+        other_local,
+        mul_mtv(&hull.rot, init_dir),
+        warm,
+        MAX_ITER,
+    );
+    g.normal = mul_mv(&hull.rot, g.normal);
+    g
+}
+
 /// [`gjk_distance`] with explicit convergence tolerances (`upper − lower <= tol_abs +
 /// tol_rel · upper`). The result is a lower bound whatever the tolerances.
+///
+/// On x86-64 with AVX2 and FMA the whole loop is compiled for them, so that the support
+/// scans inline into it; the arithmetic is the same IEEE expressions on either path
+/// (no contraction into FMA happens implicitly), so the result does not depend on the path.
 #[inline]
 pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
+    a: &A,
+    b: &B,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    max_iter: u32,
+    tol_abs: f64,
+    tol_rel: f64,
+) -> GjkResult {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if super::scan::simd_available() {
+            // SAFETY: the features were detected at run time.
+            return unsafe { gjk_avx2(a, b, init_dir, warm, max_iter, tol_abs, tol_rel) };
+        }
+    }
+    gjk_core(a, b, init_dir, warm, max_iter, tol_abs, tol_rel)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gjk_avx2<A: SupportMap, B: SupportMap>(
+    a: &A,
+    b: &B,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    max_iter: u32,
+    tol_abs: f64,
+    tol_rel: f64,
+) -> GjkResult {
+    gjk_core(a, b, init_dir, warm, max_iter, tol_abs, tol_rel)
+}
+
+#[inline(always)]
+fn gjk_core<A: SupportMap, B: SupportMap>(
     a: &A,
     b: &B,
     init_dir: V3,

@@ -5,7 +5,7 @@
 //! furthest along a direction together with a small integer id naming that point, so that a
 //! GJK witness simplex can be rebuilt later from ids alone (warm start).
 
-use super::vec3::{Mat3, V3, add, axpy, dot, mul_mtv, mul_mv, sub};
+use super::vec3::{Mat3, V3, add, axpy, dot, mul_mtm, mul_mtv, mul_mv, sub};
 
 /// A capsule: the points within `radius` of the segment `a`–`b`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -177,6 +177,64 @@ impl SupportMap for PosedHull<'_> {
     fn center(&self) -> V3 {
         // The first point is inside the hull; good enough to seed a direction.
         self.vertex(0)
+    }
+}
+
+impl SupportMap for HullPoints<'_> {
+    #[inline(always)]
+    fn support(&self, d: V3) -> (V3, u32) {
+        let i = argmax_dot(self, d);
+        (self.vertex(i as u32), i as u32)
+    }
+
+    #[inline(always)]
+    fn vertex(&self, id: u32) -> V3 {
+        let i = id as usize;
+        [self.x[i], self.y[i], self.z[i]]
+    }
+
+    #[inline(always)]
+    fn center(&self) -> V3 {
+        self.vertex(0)
+    }
+}
+
+/// Placing other solids in a hull's own frame, where its stored points need no transform:
+/// GJK against a hull runs there (see [`crate::kernel::gjk::gjk_in_hull_frame`]).
+impl PosedHull<'_> {
+    /// A point of the common frame in the hull's frame.
+    #[inline(always)]
+    pub fn to_local(&self, p: V3) -> V3 {
+        mul_mtv(&self.rot, sub(p, self.pos))
+    }
+
+    /// Another hull placed in this hull's frame.
+    #[inline(always)]
+    pub fn hull_to_local<'b>(&self, other: &PosedHull<'b>) -> PosedHull<'b> {
+        PosedHull {
+            pts: other.pts,
+            rot: mul_mtm(&self.rot, &other.rot),
+            pos: self.to_local(other.pos),
+        }
+    }
+
+    /// A box placed in this hull's frame.
+    #[inline(always)]
+    pub fn box_to_local(&self, b: &Obb) -> Obb {
+        Obb {
+            center: self.to_local(b.center),
+            rot: mul_mtm(&self.rot, &b.rot),
+            half: b.half,
+        }
+    }
+
+    /// A segment placed in this hull's frame.
+    #[inline(always)]
+    pub fn segment_to_local(&self, s: &Segment) -> Segment {
+        Segment {
+            a: self.to_local(s.a),
+            b: self.to_local(s.b),
+        }
     }
 }
 
