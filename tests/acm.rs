@@ -112,6 +112,61 @@ fn three_link_answers_are_the_analytic_ones() {
     assert_eq!(category(&r, "far", "lower"), "adjacent");
 }
 
+/// The length at the end of a proof ("... common ball >= 1.80 mm", or "... 4.20 µm"), in mm.
+fn proof_mm(proof: &str) -> f64 {
+    let (text, scale) = match proof.strip_suffix(" µm") {
+        Some(t) => (t, 1e-3),
+        None => (proof.trim_end_matches(" mm"), 1.0),
+    };
+    let value: f64 = text
+        .rsplit(' ')
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no trailing length in {proof:?}"));
+    value * scale
+}
+
+#[test]
+fn links_that_overlap_everywhere_through_offset_axes_are_always_by_the_box_search() {
+    let (_d, config) = scratch("acm_offset.urdf", None);
+    let r = regenerate(&config, &["--write"]);
+    // Parallel but distinct axes: no fixed point, so only the box search can prove it.
+    assert_eq!(category(&r, "base", "foot"), "always");
+    let pair = r["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["a"] == "base" && p["b"] == "foot")
+        .unwrap();
+    let proof = pair["proof"].as_str().unwrap();
+    assert!(proof.contains("branch and bound"), "{proof}");
+    // A certified common ball, no deeper than the best possible: half the 0.2 m of overlapping
+    // diameters less the 0.03 m centre offset, plus the 1 mm headroom of each fit.
+    let mm = proof_mm(proof);
+    assert!(mm > 0.0 && mm <= 86.0, "{proof}");
+    // The swinging ball comes apart from the base: the box search must refuse it.
+    assert_eq!(category(&r, "base", "swing"), "can collide");
+    // The written row is re-proven by verify.
+    let out = common::collide()
+        .args([
+            "verify",
+            config.with_file_name("manifest.yaml").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
+    assert!(
+        manifest.contains("{a: base, b: foot, reason: always"),
+        "{manifest}"
+    );
+}
+
 #[test]
 fn an_srdf_row_that_collides_is_refuted_with_a_witness_and_dropped() {
     let srdf = "<robot name=\"acm_three\">\n  <disable_collisions link1=\"swing\" link2=\"base\" reason=\"Never\"/>\n  <disable_collisions link1=\"base\" link2=\"far\" reason=\"Never\"/>\n</robot>\n";

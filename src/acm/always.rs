@@ -1,11 +1,24 @@
-//! "Always": a point that no joint between the two links can move relative to either
-//! link (on every joint axis between them), lying inside both links' primitives with
-//! room to spare. Then the pair overlaps by at least that room at every configuration.
+//! "Always", two ways:
+//!
+//! * a fixed point: a point that no joint between the two links can move relative to either
+//!   link (on every joint axis between them), lying inside both links' primitives with room
+//!   to spare. Then the pair overlaps by at least that room at every configuration.
+//! * a box search, for links whose joints turn about distinct axes (a knee and an ankle-roll
+//!   link through a small ankle-pitch link): the joint intervals between the two links are
+//!   split into boxes; at each box centre a point lies at depth `r` in both links' primitives
+//!   (found by [`super::witness::common_point`], its depths evaluated exactly) and no point of
+//!   either link moves by `r` or more inside the box ([`PairChain::motion_bound`]). A ball of
+//!   radius `r` inside a link moves rigidly with it, so its centre stays inside both links at
+//!   every configuration of the box.
 
+use super::chain::PairChain;
+use super::never::dof_range;
+use super::witness::common_point;
 use crate::geom::containment::{HullPlanes, box_depth, capsule_depth};
 use crate::kernel::model::{JointKind, Model, Primitive};
 use crate::kernel::vec3::{V3, add, cross, mul_mtv, mul_mv, norm, scale, sub};
 use crate::kernel::{Workspace, vec3::Mat3};
+use std::collections::VecDeque;
 
 /// A certificate: the fixed point (world frame at the evaluated pose) and the common ball radius.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,4 +216,70 @@ fn best_on_line((o, d): (V3, V3), score: &dyn Fn(V3) -> f64) -> f64 {
         }
     }
     best.0.max(score(at(0.5 * (lo + hi))))
+}
+
+/// A box-search certificate: how many boxes, and the least room left over any box
+/// (common depth at its centre minus the motion bound), a common ball radius that holds at
+/// every configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoxCertificate {
+    pub boxes: usize,
+    pub min_room: f64,
+}
+
+/// The box search (see the module docs) for links `a`, `b` over the dofs in `chain`, the
+/// other dofs at `base`; at most `budget` boxes. `None` at the first box centre without a
+/// certified common point (the links may come apart), or when the budget runs out. Boxes
+/// are visited breadth first, so the joint space is sampled coarse to fine and a pair that
+/// does come apart is usually refused within a few boxes.
+pub fn certify_by_boxes(
+    model: &Model,
+    probe: &DepthProbe,
+    ws: &mut Workspace,
+    (a, b): (usize, usize),
+    chain: &PairChain,
+    base: &[f64],
+    budget: usize,
+) -> Option<BoxCertificate> {
+    let n = chain.dofs.len();
+    if n == 0 {
+        return None;
+    }
+    let mut q = base.to_vec();
+    let root: (Vec<f64>, Vec<f64>) = chain.dofs.iter().map(|&d| dof_range(model, d)).unzip();
+    let mut queue = VecDeque::from([root]);
+    let mut boxes = 0;
+    let mut min_room = f64::INFINITY;
+    while let Some((lo, hi)) = queue.pop_front() {
+        if boxes >= budget {
+            return None;
+        }
+        boxes += 1;
+        for i in 0..n {
+            q[chain.dofs[i]] = 0.5 * (lo[i] + hi[i]);
+        }
+        model.fk_partial(&q, ws, &chain.posed_links, &chain.prims);
+        let (_, depth) = common_point(probe, ws, a, b)?;
+        let half: Vec<f64> = (0..n).map(|i| 0.5 * (hi[i] - lo[i])).collect();
+        let room = depth - chain.motion_bound(model, ws, &half);
+        if room > 0.0 {
+            min_room = min_room.min(room);
+            continue;
+        }
+        // Split where the links move most, as the "never" search does.
+        let split = (0..n)
+            .max_by(|&i, &j| {
+                let wi = chain.weights[i] * (hi[i] - lo[i]);
+                let wj = chain.weights[j] * (hi[j] - lo[j]);
+                wi.total_cmp(&wj).then(j.cmp(&i))
+            })
+            .expect("n > 0");
+        let mid = 0.5 * (lo[split] + hi[split]);
+        let (mut lo2, mut hi1) = (lo.clone(), hi.clone());
+        hi1[split] = mid;
+        lo2[split] = mid;
+        queue.push_back((lo, hi1));
+        queue.push_back((lo2, hi));
+    }
+    Some(BoxCertificate { boxes, min_room })
 }

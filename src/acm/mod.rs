@@ -1,6 +1,7 @@
 //! The allowed-collision matrix, every exemption proven on the manifest's primitives:
-//! adjacent (structure), always (a common ball no joint can move), never (branch and
-//! bound over the joint limits). SRDF rows are checked, never trusted; sampling only
+//! adjacent (structure), always (a common ball no joint can move, or one that a branch and
+//! bound over the joint limits keeps inside both links), never (branch and bound over the
+//! joint limits). SRDF rows are checked, never trusted; sampling only
 //! feeds the report.
 
 pub mod adjacency;
@@ -118,6 +119,16 @@ pub fn count_boxes(n: usize) -> String {
     }
 }
 
+/// A length that may be far below a millimetre: "2.13 mm", or "4.2 µm" under 0.1 mm, so that
+/// a certified positive radius never prints as zero.
+pub fn small_length(m: f64) -> String {
+    if m.abs() >= 1e-4 {
+        format!("{:.2} mm", m * 1e3)
+    } else {
+        format!("{:.2} µm", m * 1e6)
+    }
+}
+
 /// 4812 -> "4,812".
 pub fn thousands(n: usize) -> String {
     let s = n.to_string();
@@ -138,6 +149,10 @@ fn ordered(a: &str, b: &str) -> (String, String) {
         (b.to_string(), a.to_string())
     }
 }
+
+/// Boxes the "always" box search may use per pair: each box runs a common-point search, and a
+/// pair that comes apart is refused within a few boxes.
+const ALWAYS_BOX_BUDGET: usize = 1024;
 
 /// Distances refined exactly up to this far apart: the bounds need true distances, not
 /// the kernel's early "clear of the margin" answers.
@@ -287,6 +302,26 @@ impl<'k> PairDecider<'k> {
             BoundOutcome::Reaches { q, distance, .. } => {
                 model.fk(&q, ws);
                 let overlap = witness::common_point(&self.probe, ws, a, b).map(|(_, r)| r);
+                // Overlapping where first met: perhaps everywhere, through joints with no common
+                // fixed point. Same rule as above for two refined links.
+                if overlap.is_some()
+                    && !both_tight
+                    && let Some(c) = always::certify_by_boxes(
+                        model,
+                        &self.probe,
+                        ws,
+                        (a, b),
+                        &chain,
+                        &self.base,
+                        self.budget.min(ALWAYS_BOX_BUDGET),
+                    )
+                {
+                    return Verdict::Always(format!(
+                        "overlap at every configuration: branch and bound, {}, common ball >= {}",
+                        count_boxes(c.boxes),
+                        small_length(c.min_room)
+                    ));
+                }
                 let named = self.k.dof_names.iter().cloned().zip(q).collect();
                 Verdict::Reaches {
                     q: named,
