@@ -309,46 +309,8 @@ pub fn gjk_in_hull_frame<B: SupportMap>(
 
 /// [`gjk_distance`] with explicit convergence tolerances (`upper − lower <= tol_abs +
 /// tol_rel · upper`). The result is a lower bound whatever the tolerances.
-///
-/// On x86-64 with AVX2 and FMA the whole loop is compiled for them, so that the support
-/// scans inline into it; the arithmetic is the same IEEE expressions on either path
-/// (no contraction into FMA happens implicitly), so the result does not depend on the path.
 #[inline]
 pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
-    a: &A,
-    b: &B,
-    init_dir: V3,
-    warm: Option<&mut Witness>,
-    max_iter: u32,
-    tol_abs: f64,
-    tol_rel: f64,
-) -> GjkResult {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if super::scan::simd_available() {
-            // SAFETY: the features were detected at run time.
-            return unsafe { gjk_avx2(a, b, init_dir, warm, max_iter, tol_abs, tol_rel) };
-        }
-    }
-    gjk_core(a, b, init_dir, warm, max_iter, tol_abs, tol_rel)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn gjk_avx2<A: SupportMap, B: SupportMap>(
-    a: &A,
-    b: &B,
-    init_dir: V3,
-    warm: Option<&mut Witness>,
-    max_iter: u32,
-    tol_abs: f64,
-    tol_rel: f64,
-) -> GjkResult {
-    gjk_core(a, b, init_dir, warm, max_iter, tol_abs, tol_rel)
-}
-
-#[inline(always)]
-fn gjk_core<A: SupportMap, B: SupportMap>(
     a: &A,
     b: &B,
     init_dir: V3,

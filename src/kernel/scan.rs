@@ -74,7 +74,7 @@ fn reduce(best: &[f64], bi: &[usize]) -> usize {
 
 /// Whether this CPU takes the AVX2 + FMA path (detected once by std, then cached).
 #[inline(always)]
-pub fn simd_available() -> bool {
+fn simd_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
