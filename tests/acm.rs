@@ -53,16 +53,17 @@ fn regenerate(config: &Path, extra: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn category(report: &serde_json::Value, a: &str, b: &str) -> String {
-    let p = report["pairs"]
+fn pair<'r>(report: &'r serde_json::Value, a: &str, b: &str) -> &'r serde_json::Value {
+    report["pairs"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["a"] == a && p["b"] == b);
-    p.unwrap_or_else(|| panic!("no pair {a} {b}"))["category"]
-        .as_str()
-        .unwrap()
-        .to_string()
+        .find(|p| p["a"] == a && p["b"] == b)
+        .unwrap_or_else(|| panic!("no pair {a} {b}"))
+}
+
+fn category(report: &serde_json::Value, a: &str, b: &str) -> String {
+    pair(report, a, b)["category"].as_str().unwrap().to_string()
 }
 
 #[test]
@@ -79,34 +80,18 @@ fn three_link_answers_are_the_analytic_ones() {
     let r = regenerate(&config, &[]);
     // Both balls sit on the one axis the joints between them turn about.
     assert_eq!(category(&r, "base", "lower"), "always");
-    let always = r["pairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["a"] == "base" && p["b"] == "lower")
-        .unwrap();
+    let always = pair(&r, "base", "lower");
     let proof = always["proof"].as_str().unwrap();
     assert!(proof.contains("on joint hip axis"), "{proof}");
     // The common ball is at least the balls' radius (0.1 m).
-    let mm: f64 = proof
-        .rsplit("common ball ")
-        .next()
-        .unwrap()
-        .trim_end_matches(" mm")
-        .parse()
-        .unwrap();
+    let mm = proof_mm(proof);
     assert!((100.0..110.0).contains(&mm), "{proof}");
     // 1 m up and 0.6 m off the axis, the far ball cannot reach the base or the swinging ball.
     assert_eq!(category(&r, "base", "far"), "never");
     assert_eq!(category(&r, "far", "swing"), "never");
     // The swinging ball passes within 0.042 m of the origin: it overlaps the base ball.
     assert_eq!(category(&r, "base", "swing"), "can collide");
-    let witness = r["pairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["a"] == "base" && p["b"] == "swing")
-        .unwrap();
+    let witness = pair(&r, "base", "swing");
     assert!(witness["overlap_m"].as_f64().unwrap() > 0.0, "{witness}");
     assert_eq!(category(&r, "base", "upper"), "adjacent");
     assert_eq!(category(&r, "far", "lower"), "adjacent");
@@ -132,13 +117,7 @@ fn links_that_overlap_everywhere_through_offset_axes_are_always_by_the_box_searc
     let r = regenerate(&config, &["--write"]);
     // Parallel but distinct axes: no fixed point, so only the box search can prove it.
     assert_eq!(category(&r, "base", "foot"), "always");
-    let pair = r["pairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["a"] == "base" && p["b"] == "foot")
-        .unwrap();
-    let proof = pair["proof"].as_str().unwrap();
+    let proof = pair(&r, "base", "foot")["proof"].as_str().unwrap();
     assert!(proof.contains("branch and bound"), "{proof}");
     // A certified common ball, no deeper than the best possible: half the 0.2 m of overlapping
     // diameters less the 0.03 m centre offset, plus the 1 mm headroom of each fit.
