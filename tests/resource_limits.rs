@@ -203,3 +203,38 @@ fn collada_nodes_that_fan_out_are_refused_at_the_triangle_limit() {
         e.message
     );
 }
+
+#[test]
+fn a_mesh_file_too_large_for_the_triangle_limit_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 64 MiB binary STL that announces no triangles: sparse, so it costs no disk. At
+    // --max-triangles 1000 no mesh can be over 1000 × 512 bytes + 1 MiB.
+    let big = std::fs::File::create(dir.path().join("big.stl")).unwrap();
+    big.set_len(64 << 20).unwrap();
+    let urdf = dir.path().join("big.urdf");
+    std::fs::write(
+        &urdf,
+        "<robot name=\"big\"><link name=\"a\"><collision><geometry><mesh filename=\"big.stl\"/></geometry></collision></link></robot>\n",
+    )
+    .unwrap();
+    let out = run(
+        &["inspect", urdf.to_str().unwrap(), "--max-triangles", "1000"],
+        dir.path(),
+    );
+    assert_refused(
+        &out,
+        "big.stl: mesh file is 67108864 bytes, more than any mesh within the limit of 1000 triangles can take (1560576 bytes; raise it with --max-triangles)",
+        "oversized mesh file",
+    );
+    // A real mesh well inside the same limit is still read.
+    let cube = common::repo().join("tests/bad/limit_one_mesh.urdf");
+    let out = run(
+        &["inspect", cube.to_str().unwrap(), "--max-triangles", "1000"],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -42,11 +42,27 @@ use std::sync::Once;
 /// Default for [`MeshLimits::max_triangles`].
 pub const DEFAULT_MAX_TRIANGLES: usize = 5_000_000;
 
+/// Bytes one triangle may take in a mesh file, for the size check made before reading it:
+/// twice an ASCII STL facet written with full-precision numbers (about 250 bytes), so that no
+/// file within `--max-triangles` is refused, while a multi-gigabyte file that cannot be is
+/// refused without being read.
+pub const MAX_BYTES_PER_TRIANGLE: u64 = 512;
+
 /// Resource limits applied while reading one mesh file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MeshLimits {
     /// Most triangles one mesh file may hold (command-line flag `--max-triangles`).
     pub max_triangles: usize,
+}
+
+impl MeshLimits {
+    /// The largest file a mesh within `max_triangles` can be (plus 1 MiB for headers and
+    /// unused data), checked before the file is read.
+    pub fn max_file_bytes(&self) -> u64 {
+        (self.max_triangles as u64)
+            .saturating_mul(MAX_BYTES_PER_TRIANGLE)
+            .saturating_add(1 << 20)
+    }
 }
 
 impl Default for MeshLimits {
@@ -102,7 +118,7 @@ pub fn load_mesh_with_info(
     limits: &MeshLimits,
 ) -> Result<(TriMesh, MeshInfo)> {
     mesh_format_of(path, scale)?;
-    let bytes = read_file(path)?;
+    let bytes = read_file(path, limits)?;
     parse_mesh(path, bytes, scale, limits)
 }
 
@@ -154,13 +170,25 @@ fn mesh_format_of(path: &Path, scale: [f64; 3]) -> Result<String> {
     Ok(ext)
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>> {
+fn read_file(path: &Path, limits: &MeshLimits) -> Result<Vec<u8>> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => {
             return Err(Error::at(
                 path,
                 None,
                 "is a directory, expected a mesh file",
+            ));
+        }
+        Ok(m) if m.len() > limits.max_file_bytes() => {
+            return Err(Error::at(
+                path,
+                None,
+                format!(
+                    "mesh file is {} bytes, more than any mesh within the limit of {} triangles can take ({} bytes; raise it with --max-triangles)",
+                    m.len(),
+                    limits.max_triangles,
+                    limits.max_file_bytes()
+                ),
             ));
         }
         Ok(_) => {}
