@@ -7,7 +7,7 @@ use crate::io::manifest::{self, Manifest};
 use crate::io::mesh::MeshLimits;
 use crate::io::robot::{LoadedRobot, load_robot};
 use crate::lower::{LowerOptions, Lowered, TightLinks, lower};
-use crate::report::table::Table;
+use crate::report::table::{Table, link_fit_cells, mm};
 use std::path::{Path, PathBuf};
 
 /// Mean protrusion may grow by this much before --write calls it loosening.
@@ -131,10 +131,6 @@ fn loosened_links(old: &Manifest, new: &Manifest) -> Vec<(String, f64, f64)> {
         .collect()
 }
 
-fn mm(v: f64) -> String {
-    format!("{:.1}", v * 1e3)
-}
-
 fn links_table(lowered: &Lowered) -> Table {
     let mut t = Table::new(&[
         "link",
@@ -146,18 +142,7 @@ fn links_table(lowered: &Lowered) -> Table {
         "margin mm",
     ]);
     for l in &lowered.manifest.links {
-        t.row(vec![
-            l.name.clone(),
-            l.fit.choice.as_str().to_string(),
-            l.primitives.len().to_string(),
-            l.fit
-                .vol_ratio
-                .map(|v| format!("{v:.2}"))
-                .unwrap_or_else(|| "-".into()),
-            mm(l.fit.max_protrusion_m),
-            mm(l.fit.mean_protrusion_m),
-            mm(l.fit.min_margin_m),
-        ]);
+        t.row(link_fit_cells(l));
     }
     t
 }

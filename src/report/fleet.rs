@@ -7,6 +7,7 @@
 //! the rendered sections, for the headless-browser test) are inline.
 
 use super::svg;
+use super::table::{link_fit_cells, mm};
 use crate::error::{Error, Result};
 use crate::io::manifest::Manifest;
 use crate::sweep::{self, ReadOptions, Set, SweepReport, render};
@@ -254,10 +255,6 @@ pub fn contacts_note(r: &SweepReport) -> String {
     out
 }
 
-fn mm(v: f64) -> String {
-    format!("{:.1}", v * 1e3)
-}
-
 /// One robot's links: the manifest's choice, figures and achieved margin.
 pub fn links_grid(m: &Manifest) -> Grid {
     let mut g = Grid::new(&[
@@ -271,19 +268,9 @@ pub fn links_grid(m: &Manifest) -> Grid {
         "truth vertices",
     ]);
     for l in &m.links {
-        g.rows.push(vec![
-            l.name.clone(),
-            l.fit.choice.as_str().into(),
-            l.primitives.len().to_string(),
-            l.fit
-                .vol_ratio
-                .map(|v| format!("{v:.2}"))
-                .unwrap_or_else(|| "-".into()),
-            mm(l.fit.max_protrusion_m),
-            mm(l.fit.mean_protrusion_m),
-            mm(l.fit.min_margin_m),
-            l.fit.vertices.to_string(),
-        ]);
+        let mut cells = link_fit_cells(l);
+        cells.push(l.fit.vertices.to_string());
+        g.rows.push(cells);
     }
     g
 }

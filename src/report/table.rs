@@ -1,4 +1,29 @@
-//! Plain-text tables with aligned columns; numbers right-aligned.
+//! Plain-text tables with aligned columns; numbers right-aligned. Also the cells every
+//! report shares: millimetres, and a manifest link's fit figures.
+
+use crate::io::manifest;
+
+/// Metres as millimetres with one decimal: `0.0123` -> `12.3`.
+pub fn mm(v: f64) -> String {
+    format!("{:.1}", v * 1e3)
+}
+
+/// A link's fit as written in its manifest: name, choice, primitive count, volume ÷ hull
+/// (`-` for a flat link), max and mean protrusion, and the achieved margin, in mm.
+pub fn link_fit_cells(l: &manifest::Link) -> Vec<String> {
+    vec![
+        l.name.clone(),
+        l.fit.choice.as_str().to_string(),
+        l.primitives.len().to_string(),
+        l.fit
+            .vol_ratio
+            .map(|v| format!("{v:.2}"))
+            .unwrap_or_else(|| "-".into()),
+        mm(l.fit.max_protrusion_m),
+        mm(l.fit.mean_protrusion_m),
+        mm(l.fit.min_margin_m),
+    ]
+}
 
 pub struct Table {
     header: Vec<String>,

@@ -4,12 +4,8 @@
 //! tests rely on it); timings are in [`timing_table`] and under `"timing"` in the JSON.
 
 use super::{Missed, SetReport, SweepReport};
-use crate::report::table::Table;
+use crate::report::table::{Table, mm};
 use std::fmt::Write as _;
-
-fn mm(v: f64) -> String {
-    format!("{:.1}", v * 1e3)
-}
 
 /// `41 (30 capsule, 11 box+hull)`.
 pub fn primitives_cell(s: &SetReport) -> String {
