@@ -20,6 +20,7 @@ use crate::verify::kernel_load::{LoadedKernel, load_kernel};
 use adjacency::{Adjacency, LinkTree};
 use never::{BoundOutcome, branch_and_bound, dof_range};
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeepSrdf {
@@ -179,6 +180,8 @@ pub struct PairDecider<'k> {
     base: Vec<f64>,
     margin: f64,
     budget: usize,
+    /// Checked pair index by (lower, higher) kernel link index.
+    pair_of: HashMap<(usize, usize), usize>,
 }
 
 impl<'k> PairDecider<'k> {
@@ -199,6 +202,13 @@ impl<'k> PairDecider<'k> {
                 0.5 * (lo + hi)
             })
             .collect();
+        // checked_pairs() lists each pair once, lower index first.
+        let pair_of = model
+            .checked_pairs()
+            .iter()
+            .enumerate()
+            .map(|(i, &pair)| (pair, i))
+            .collect();
         PairDecider {
             k,
             adjacent: tree.adjacent_pairs(),
@@ -206,15 +216,14 @@ impl<'k> PairDecider<'k> {
             base,
             margin,
             budget,
+            pair_of,
         }
     }
 
-    /// Checked pair index of links `a`, `b` (by name).
+    /// Checked pair index of links `a`, `b` (by name, either order).
     pub fn pair_index(&self, a: &str, b: &str) -> Option<usize> {
         let (ia, ib) = (*self.k.link_index.get(a)?, *self.k.link_index.get(b)?);
-        self.k.model.checked_pairs().iter().position(|&(x, y)| {
-            (x, y) == (ia.min(ib), ia.max(ib)) || (x, y) == (ia, ib) || (y, x) == (ia, ib)
-        })
+        self.pair_of.get(&(ia.min(ib), ia.max(ib))).copied()
     }
 
     /// Decides every pair of links with geometry, in the kernel's pair order.
