@@ -11,18 +11,26 @@ use std::sync::OnceLock;
 /// A directory with a mesh `m.stl`, a package `pkg/` holding `m.stl`, and an
 /// MJCF fragment `inc.xml`, so fuzzed references can resolve and the readers
 /// get past resolution. The fuzzed file itself is named as if it lay here.
+///
+/// One fixed directory shared by every run (libFuzzer exits without running destructors,
+/// so a per-run directory would be left behind each time); each file is written to a
+/// per-process temporary name and renamed, so parallel jobs never see a partial file.
 pub fn scratch() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("collide-fuzz-{}", std::process::id()));
+        let dir = std::env::temp_dir().join("collide-fuzz-scratch");
         std::fs::create_dir_all(dir.join("pkg")).unwrap();
-        std::fs::write(dir.join("m.stl"), b"solid x\nendsolid x\n").unwrap();
-        std::fs::write(dir.join("pkg/m.stl"), b"solid x\nendsolid x\n").unwrap();
-        std::fs::write(
-            dir.join("inc.xml"),
+        let put = |name: &str, bytes: &[u8]| {
+            let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+            std::fs::write(&tmp, bytes).unwrap();
+            std::fs::rename(&tmp, dir.join(name)).unwrap();
+        };
+        put("m.stl", b"solid x\nendsolid x\n");
+        put("pkg/m.stl", b"solid x\nendsolid x\n");
+        put(
+            "inc.xml",
             b"<mujoco><worldbody><body name=\"inc\"><geom size=\"0.1\"/></body></worldbody></mujoco>",
-        )
-        .unwrap();
+        );
         dir
     })
 }
