@@ -72,7 +72,8 @@ pub fn common_point(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> O
     for pa in probe.primitives(a) {
         for pb in probe.primitives(b) {
             for shrink in [
-                0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001, 0.0005, 0.0002, 0.0001, 0.00005, 0.00001,
+                0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001, 0.0005, 0.0002, 0.0001, 0.00005,
+                0.00001,
             ] {
                 if best.is_some_and(|(_, d)| d >= shrink) {
                     break;

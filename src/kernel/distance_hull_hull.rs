@@ -14,9 +14,10 @@
 
 use super::distance_box_box::box_box_sat;
 use super::dop26::{Dop26, dop_dop_lower_bound};
-use super::gjk::{GjkResult, Witness, gjk_in_hull_frame};
-use super::shapes::{Obb, PosedHull};
-use super::vec3::sub;
+use super::gjk::{self, Cso, GjkResult, Witness, gjk_cso, in_frame_of};
+use super::scan::argmax_dot2;
+use super::shapes::{HullPoints, Obb, PosedHull, SupportMap};
+use super::vec3::{V3, mul_mtv, neg, sub};
 
 /// A refined link placed in the common frame: its box, its DOP (box frame) and its hull.
 #[derive(Clone, Copy, Debug)]
@@ -33,15 +34,44 @@ pub fn tight_tight_stage1(a: &TightPosed<'_>, b: &TightPosed<'_>) -> f64 {
     sat.max(dop_dop_lower_bound(&a.obb, a.dop, &b.obb, b.dop))
 }
 
-/// GJK on two hulls (stage 2 alone), in `a`'s frame.
+/// Hull `A` (its own frame) minus hull `B` placed in `A`'s frame: both full scans of a
+/// support query run in one call, so the CPU overlaps them.
+struct HullDifference<'s> {
+    a: HullPoints<'s>,
+    b: PosedHull<'s>,
+}
+
+impl Cso for HullDifference<'_> {
+    #[inline(always)]
+    fn support(&self, d: V3) -> (V3, u32, u32) {
+        let (ia, ib) = argmax_dot2(&self.a, d, &self.b.pts, mul_mtv(&self.b.rot, neg(d)));
+        let (ia, ib) = (ia as u32, ib as u32);
+        (self.point(ia, ib), ia, ib)
+    }
+
+    #[inline(always)]
+    fn point(&self, ia: u32, ib: u32) -> V3 {
+        sub(self.a.vertex(ia), self.b.vertex(ib))
+    }
+}
+
+/// GJK on two hulls (stage 2 alone), in `a`'s frame: only `b`'s points are transformed,
+/// and both scans of a support query run together. `init_dir` and the normal are in the
+/// common frame.
 #[inline]
 pub fn hull_hull_gjk(
     a: &PosedHull<'_>,
     b: &PosedHull<'_>,
-    init_dir: [f64; 3],
+    init_dir: V3,
     warm: Option<&mut Witness>,
 ) -> GjkResult {
-    gjk_in_hull_frame(a, &a.hull_to_local(b), init_dir, warm)
+    let c = HullDifference {
+        a: a.pts,
+        b: a.hull_to_local(b),
+    };
+    in_frame_of(a, init_dir, |dir| {
+        gjk_cso(&c, dir, warm, gjk::MAX_ITER, gjk::TOL_ABS, gjk::TOL_REL)
+    })
 }
 
 /// The staged tight–tight distance; see the module docs. `threshold` is the level below

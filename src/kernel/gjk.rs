@@ -142,9 +142,10 @@ impl Simplex {
         let ad = sub(d, a);
         let vol = dot(sub(b, a), cross(sub(c, a), ad));
         let scale_ = norm2(sub(b, a)).max(norm2(sub(c, a))).max(norm2(ad));
-        let thr = 1e-14 * scale_ * scale_.sqrt();
+        // |vol| <= 1e-14 · scale^1.5, squared (no square root on the GJK step's path).
+        let thr2 = 1e-28 * scale_ * scale_ * scale_;
         // NaN counts as degenerate (all faces are then examined).
-        let degenerate = vol.is_nan() || thr.is_nan() || vol.abs() <= thr;
+        let degenerate = vol.is_nan() || thr2.is_nan() || vol * vol <= thr2;
         let faces = if degenerate { 4 } else { 3 };
         let mut best_vv = f64::INFINITY;
         let mut best: Option<(V3, TriKeep, [usize; 3])> = None;
@@ -261,11 +262,29 @@ fn closest_triangle(a: V3, b: V3, c: V3) -> (V3, TriKeep) {
     (best.1, best.2)
 }
 
-#[inline(always)]
-fn cso_support<A: SupportMap, B: SupportMap>(a: &A, b: &B, d: V3) -> (V3, u32, u32) {
-    let (pa, ia) = a.support(d);
-    let (pb, ib) = b.support(neg(d));
-    (sub(pa, pb), ia, ib)
+/// The configuration-space obstacle `A − B` GJK works on, by its support map.
+pub trait Cso {
+    /// The point of `A − B` maximising `d · x`, with the ids of its two vertices.
+    fn support(&self, d: V3) -> (V3, u32, u32);
+    /// The point of `A − B` with the given vertex ids (a witness rebuilt from ids).
+    fn point(&self, ia: u32, ib: u32) -> V3;
+}
+
+/// `A − B` for any two support-mapped solids.
+pub struct Difference<'s, A, B>(pub &'s A, pub &'s B);
+
+impl<A: SupportMap, B: SupportMap> Cso for Difference<'_, A, B> {
+    #[inline(always)]
+    fn support(&self, d: V3) -> (V3, u32, u32) {
+        let (pa, ia) = self.0.support(d);
+        let (pb, ib) = self.1.support(neg(d));
+        (sub(pa, pb), ia, ib)
+    }
+
+    #[inline(always)]
+    fn point(&self, ia: u32, ib: u32) -> V3 {
+        sub(self.0.vertex(ia), self.1.vertex(ib))
+    }
 }
 
 /// GJK distance between `a` and `b` (see the module docs for the guarantee).
@@ -296,13 +315,20 @@ pub fn gjk_in_hull_frame<B: SupportMap>(
     init_dir: V3,
     warm: Option<&mut Witness>,
 ) -> GjkResult {
-    let mut g = gjk_distance(
-        &hull.pts,
-        other_local,
-        mul_mtv(&hull.rot, init_dir),
-        warm,
-        MAX_ITER,
-    );
+    in_frame_of(hull, init_dir, |dir| {
+        gjk_distance(&hull.pts, other_local, dir, warm, MAX_ITER)
+    })
+}
+
+/// Runs a GJK query posed in `hull`'s frame: `init_dir` (common frame) is rotated in and the
+/// certifying normal rotated back out.
+#[inline(always)]
+pub(crate) fn in_frame_of(
+    hull: &PosedHull<'_>,
+    init_dir: V3,
+    run: impl FnOnce(V3) -> GjkResult,
+) -> GjkResult {
+    let mut g = run(mul_mtv(&hull.rot, init_dir));
     g.normal = mul_mv(&hull.rot, g.normal);
     g
 }
@@ -313,6 +339,26 @@ pub fn gjk_in_hull_frame<B: SupportMap>(
 pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
     a: &A,
     b: &B,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    max_iter: u32,
+    tol_abs: f64,
+    tol_rel: f64,
+) -> GjkResult {
+    gjk_cso(
+        &Difference(a, b),
+        init_dir,
+        warm,
+        max_iter,
+        tol_abs,
+        tol_rel,
+    )
+}
+
+/// GJK on any configuration-space obstacle (see the module docs).
+#[inline]
+pub fn gjk_cso<C: Cso>(
+    c: &C,
     init_dir: V3,
     warm: Option<&mut Witness>,
     max_iter: u32,
@@ -332,7 +378,7 @@ pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
     if warm_in.n > 0 {
         for k in 0..warm_in.n as usize {
             let (ia, ib) = (warm_in.ia[k], warm_in.ib[k]);
-            s.p[k] = sub(a.vertex(ia), b.vertex(ib));
+            s.p[k] = c.point(ia, ib);
             s.ia[k] = ia;
             s.ib[k] = ib;
         }
@@ -342,7 +388,7 @@ pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
         if norm2(d).is_nan() || norm2(d) <= 0.0 {
             d = [1.0, 0.0, 0.0];
         }
-        let (w, ia, ib) = cso_support(a, b, d);
+        let (w, ia, ib) = c.support(d);
         iterations += 1;
         let dn = norm2(d).sqrt();
         best_lb = -dot(w, d) / dn;
@@ -385,7 +431,7 @@ pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
             break;
         }
         prev_ub = upper;
-        let (w, ia, ib) = cso_support(a, b, neg(v));
+        let (w, ia, ib) = c.support(neg(v));
         iterations += 1;
         let lb = dot(w, v) / upper;
         if lb > best_lb {

@@ -85,6 +85,20 @@ fn simd_available() -> bool {
     }
 }
 
+/// [`argmax_dot`] on two clouds at once (the two halves of a GJK support query).
+#[inline]
+pub fn argmax_dot2(a: &HullPoints<'_>, da: V3, b: &HullPoints<'_>, db: V3) -> (usize, usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let fits = |p: &HullPoints<'_>| (16..=MAX_SCAN).contains(&p.x.len());
+        if fits(a) && fits(b) && simd_available() {
+            // SAFETY: the features were detected at run time.
+            return unsafe { x86::argmax2_avx2((a.x, a.y, a.z), da, (b.x, b.y, b.z), db) };
+        }
+    }
+    (argmax_dot(a, da), argmax_dot(b, db))
+}
+
 /// Index of the vertex maximising `d · p` (see the module docs for the exact contract).
 #[inline]
 pub fn argmax_dot(p: &HullPoints<'_>, d: V3) -> usize {
@@ -104,20 +118,17 @@ mod x86 {
     use crate::kernel::vec3::V3;
     use std::arch::x86_64::*;
 
-    /// AVX2 + FMA two-pass: every product is stored while the maximum is taken over four
-    /// accumulators, then the stored products are compared with it for the first index.
+    /// Pass 1: every product stored into `pp` (`n` of them) while the maximum is taken over
+    /// four accumulators; returns the maximum (−∞ when none exceeds it).
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn argmax_avx2(xs: &[f64], ys: &[f64], zs: &[f64], d: V3) -> usize {
+    unsafe fn products_and_max(xs: &[f64], ys: &[f64], zs: &[f64], d: V3, pp: *mut f64) -> f64 {
         let n = xs.len();
         assert!(ys.len() >= n && zs.len() >= n && n <= MAX_SCAN);
         let d0 = _mm256_set1_pd(d[0]);
         let d1 = _mm256_set1_pd(d[1]);
         let d2 = _mm256_set1_pd(d[2]);
         let (px, py, pz) = (xs.as_ptr(), ys.as_ptr(), zs.as_ptr());
-        // Only `..n` is written, then read: the rest need not be initialised.
-        let mut products = std::mem::MaybeUninit::<[f64; MAX_SCAN]>::uninit();
-        let pp = products.as_mut_ptr() as *mut f64;
         // SAFETY (all loops): loads and stores touch i..i+4 with i + 4 <= n <= MAX_SCAN.
         let dot4 = |i: usize| unsafe {
             _mm256_fmadd_pd(
@@ -167,11 +178,19 @@ mod x86 {
                 best = v;
             }
         }
+        best
+    }
+
+    /// Pass 2: the first of the `n` stored products equal to `best` (0 when `best` is −∞).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn first_equal(pp: *const f64, n: usize, best: f64) -> usize {
         if best == f64::NEG_INFINITY {
             // No product exceeds −∞ (all NaN or −∞): index 0, as the scalar reference.
             return 0;
         }
         let mb = _mm256_set1_pd(best);
+        // SAFETY: callers pass n products written by `products_and_max`.
         let eq = |i: usize| unsafe {
             _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_EQ_OQ>(_mm256_loadu_pd(pp.add(i)), mb))
         };
@@ -192,10 +211,44 @@ mod x86 {
             }
             i += 4;
         }
-        // SAFETY: every k < n was written above.
+        // SAFETY: every k < n was written.
         (i..n)
             .find(|&k| unsafe { pp.add(k).read() } == best)
             .unwrap_or(0)
+    }
+
+    /// AVX2 + FMA two-pass scan of one cloud.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn argmax_avx2(xs: &[f64], ys: &[f64], zs: &[f64], d: V3) -> usize {
+        // Only `..n` is written, then read: the rest need not be initialised.
+        let mut products = std::mem::MaybeUninit::<[f64; MAX_SCAN]>::uninit();
+        let pp = products.as_mut_ptr() as *mut f64;
+        unsafe {
+            let best = products_and_max(xs, ys, zs, d, pp);
+            first_equal(pp, xs.len(), best)
+        }
+    }
+
+    /// Both clouds of a GJK support query in one function: the two first passes are
+    /// independent, so the CPU overlaps them.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn argmax2_avx2(
+        a: (&[f64], &[f64], &[f64]),
+        da: V3,
+        b: (&[f64], &[f64], &[f64]),
+        db: V3,
+    ) -> (usize, usize) {
+        let mut pa = std::mem::MaybeUninit::<[f64; MAX_SCAN]>::uninit();
+        let mut pb = std::mem::MaybeUninit::<[f64; MAX_SCAN]>::uninit();
+        let (ppa, ppb) = (pa.as_mut_ptr() as *mut f64, pb.as_mut_ptr() as *mut f64);
+        unsafe {
+            let besta = products_and_max(a.0, a.1, a.2, da, ppa);
+            let bestb = products_and_max(b.0, b.1, b.2, db, ppb);
+            (
+                first_equal(ppa, a.0.len(), besta),
+                first_equal(ppb, b.0.len(), bestb),
+            )
+        }
     }
 
     #[cfg(test)]
@@ -258,6 +311,9 @@ mod tests {
                     z: &zs,
                 };
                 assert_eq!(argmax_dot(&p, d), want);
+                // The paired scan gives each cloud's own answer.
+                let e = [d[1], d[2], d[0]];
+                assert_eq!(argmax_dot2(&p, d, &p, e), (want, argmax_dot(&p, e)));
             }
         }
     }
