@@ -3,9 +3,9 @@
 
 use collide::error::ErrorKind;
 use collide::io::manifest::{
-    AcmEntry, BoxPrim, Candidate, CandidateKind, Capsule, Fit, FitChoice, Joint, JointKind,
-    JointValues, Link, Manifest, Mimic, Primitive, RestPose, Source, dop26_directions,
-    load_manifest, parse_manifest, rpy_matrix, to_yaml, write_manifest,
+    AcmEntry, BoxPrim, Candidate, Capsule, Fit, FitChoice, Joint, JointKind, JointValues, Link,
+    Manifest, Mimic, Primitive, RestPose, Source, dop26_directions, load_manifest, parse_manifest,
+    rpy_matrix, to_yaml, write_manifest,
 };
 use std::path::Path;
 
@@ -52,7 +52,7 @@ fn tight_box() -> BoxPrim {
     }
 }
 
-fn candidate(kind: CandidateKind, v: f64) -> Candidate {
+fn candidate(kind: FitChoice, v: f64) -> Candidate {
     Candidate {
         kind,
         vol_ratio: Some(v),
@@ -71,8 +71,8 @@ fn fit(choice: FitChoice) -> Fit {
         vertices: 1234,
         triangles: 2464,
         candidates: vec![
-            candidate(CandidateKind::Capsule, 1.4321),
-            candidate(CandidateKind::Box, 1.9),
+            candidate(FitChoice::Capsule, 1.4321),
+            candidate(FitChoice::Box, 1.9),
         ],
         hull_excess_m: None,
     }

@@ -316,19 +316,6 @@ impl FitChoice {
     }
 }
 
-/// A candidate fit that was measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum CandidateKind {
-    #[serde(rename = "capsule")]
-    Capsule,
-    #[serde(rename = "capsule_chain_2")]
-    CapsuleChain2,
-    #[serde(rename = "capsule_chain_3")]
-    CapsuleChain3,
-    #[serde(rename = "box")]
-    Box,
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fit {
@@ -353,7 +340,8 @@ pub struct Fit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Candidate {
-    pub kind: CandidateKind,
+    /// Never `tight_box`: tight fits are asked for, not measured against the others.
+    pub kind: FitChoice,
     /// `None` (not written) when the link's hull has no volume: a flat or degenerate link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vol_ratio: Option<f64>,

@@ -94,14 +94,9 @@ fn choice(kind: Kind) -> manifest::FitChoice {
     }
 }
 
-fn candidate_kind(kind: Kind) -> Option<manifest::CandidateKind> {
-    match kind {
-        Kind::Capsule => Some(manifest::CandidateKind::Capsule),
-        Kind::CapsuleChain2 => Some(manifest::CandidateKind::CapsuleChain2),
-        Kind::CapsuleChain3 => Some(manifest::CandidateKind::CapsuleChain3),
-        Kind::Box => Some(manifest::CandidateKind::Box),
-        Kind::BoxHull { .. } => None,
-    }
+/// The kind a measured candidate is recorded as; tight fits are not candidates.
+fn candidate_kind(kind: Kind) -> Option<manifest::FitChoice> {
+    (!matches!(kind, Kind::BoxHull { .. })).then(|| choice(kind))
 }
 
 pub fn manifest_link(name: &str, f: &LinkFit) -> manifest::Link {
