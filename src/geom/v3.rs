@@ -4,55 +4,18 @@
 //! same inputs give bit-identical outputs on every run (the proof relies on
 //! recomputing the fit's cut points exactly).
 
-pub type V3 = [f64; 3];
-/// Row-major 3x3 matrix: `m[i]` is row i. Rotations map box frame to link
-/// frame, so the box's axes are the matrix's columns.
-pub type M3 = [[f64; 3]; 3];
+// The arithmetic shared with the kernel comes from it (same expressions, so the same bits);
+// geometry-only helpers follow. Row-major 3x3 matrices: `m[i]` is row i; rotations map a
+// box frame to its link frame.
+pub use crate::kernel::vec3::{
+    IDENTITY, Mat3 as M3, V3, add, axpy, col, cross, det, dot, mul_mm as matmul, mul_mtv as mul_t,
+    mul_mv as mul, neg, norm, norm2, rot_axis_angle as axis_angle, rot_from_rpy as rpy_to_matrix,
+    scale, sub,
+};
 
-#[inline]
-pub fn add(a: V3, b: V3) -> V3 {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-#[inline]
-pub fn sub(a: V3, b: V3) -> V3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-#[inline]
-pub fn scale(a: V3, s: f64) -> V3 {
-    [a[0] * s, a[1] * s, a[2] * s]
-}
-/// `a + s * b`
-#[inline]
-pub fn axpy(a: V3, s: f64, b: V3) -> V3 {
-    [a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2]]
-}
-#[inline]
-pub fn dot(a: V3, b: V3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-#[inline]
-pub fn cross(a: V3, b: V3) -> V3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-#[inline]
-pub fn norm2(a: V3) -> f64 {
-    dot(a, a)
-}
-#[inline]
-pub fn norm(a: V3) -> f64 {
-    dot(a, a).sqrt()
-}
 #[inline]
 pub fn dist(a: V3, b: V3) -> f64 {
     norm(sub(a, b))
-}
-#[inline]
-pub fn neg(a: V3) -> V3 {
-    [-a[0], -a[1], -a[2]]
 }
 #[inline]
 pub fn lerp(a: V3, b: V3, t: f64) -> V3 {
@@ -90,68 +53,12 @@ pub fn orthonormal_basis(d: V3) -> (V3, V3) {
     (e1, e2)
 }
 
-/// `m * v`
-#[inline]
-pub fn mul(m: &M3, v: V3) -> V3 {
-    [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
-}
-/// `m^T * v`
-#[inline]
-pub fn mul_t(m: &M3, v: V3) -> V3 {
-    [
-        m[0][0] * v[0] + m[1][0] * v[1] + m[2][0] * v[2],
-        m[0][1] * v[0] + m[1][1] * v[1] + m[2][1] * v[2],
-        m[0][2] * v[0] + m[1][2] * v[1] + m[2][2] * v[2],
-    ]
-}
-pub fn matmul(a: &M3, b: &M3) -> M3 {
-    let mut r = [[0.0; 3]; 3];
-    for (i, row) in r.iter_mut().enumerate() {
-        for (j, x) in row.iter_mut().enumerate() {
-            *x = a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j];
-        }
-    }
-    r
-}
-/// Column `j` of `m` (the box's j-th axis in the link frame).
-#[inline]
-pub fn col(m: &M3, j: usize) -> V3 {
-    [m[0][j], m[1][j], m[2][j]]
-}
 /// Matrix with the given columns.
 pub fn from_cols(c0: V3, c1: V3, c2: V3) -> M3 {
     [
         [c0[0], c1[0], c2[0]],
         [c0[1], c1[1], c2[1]],
         [c0[2], c1[2], c2[2]],
-    ]
-}
-pub fn det(m: &M3) -> f64 {
-    dot(m[0], cross(m[1], m[2]))
-}
-pub const IDENTITY: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-
-/// Rotation by `angle` about unit `axis` (Rodrigues).
-pub fn axis_angle(axis: V3, angle: f64) -> M3 {
-    let (s, c) = angle.sin_cos();
-    let t = 1.0 - c;
-    let [x, y, z] = axis;
-    [
-        [t * x * x + c, t * x * y - s * z, t * x * z + s * y],
-        [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
-        [t * x * z - s * y, t * y * z + s * x, t * z * z + c],
-    ]
-}
-
-/// R = Rz(yaw) * Ry(pitch) * Rx(roll), the URDF convention; `rpy = [roll, pitch, yaw]`.
-pub fn rpy_to_matrix(rpy: V3) -> M3 {
-    let (sr, cr) = rpy[0].sin_cos();
-    let (sp, cp) = rpy[1].sin_cos();
-    let (sy, cy) = rpy[2].sin_cos();
-    [
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-        [-sp, cp * sr, cp * cr],
     ]
 }
 

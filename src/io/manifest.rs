@@ -28,16 +28,7 @@ pub fn dop26_directions() -> [[f64; 3]; 26] {
 }
 
 /// R = Rz(yaw)·Ry(pitch)·Rx(roll) for `rpy = [roll, pitch, yaw]` (fixed axes).
-pub fn rpy_matrix(rpy: [f64; 3]) -> [[f64; 3]; 3] {
-    let (sr, cr) = rpy[0].sin_cos();
-    let (sp, cp) = rpy[1].sin_cos();
-    let (sy, cy) = rpy[2].sin_cos();
-    [
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-        [-sp, cp * sr, cp * cr],
-    ]
-}
+pub use crate::kernel::vec3::rot_from_rpy as rpy_matrix;
 
 // ---------------------------------------------------------------------------
 // Schema
