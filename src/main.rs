@@ -14,7 +14,7 @@ fn main() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        eprintln!("error: internal error{at}: {what} (please report this)");
+        collide::messages::failure(&format!("internal error{at}: {what} (please report this)"));
     }));
     let parsed = Cli::parse();
     let code = match std::panic::catch_unwind(|| cli::run(parsed)) {

@@ -17,6 +17,16 @@ pub fn error(err: &Error) {
     }
 }
 
+/// A check's failing verdict (not bad input): always printed, as an `error:` line.
+pub fn failure(message: &str) {
+    eprintln!("error: {}", one_line(message));
+}
+
+/// A verdict `--quiet` does not hide (`--check` found a difference).
+pub fn verdict(message: &str) {
+    eprintln!("{}", one_line(message));
+}
+
 pub fn warning(message: &str) {
     if !QUIET.load(Ordering::Relaxed) {
         eprintln!("warning: {}", one_line(message));

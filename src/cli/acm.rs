@@ -74,10 +74,10 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
     }
     if args.check {
         if changed {
-            eprintln!(
+            crate::messages::verdict(&format!(
                 "{} would change; run `collide acm regenerate --write`",
                 path.display()
-            );
+            ));
             return Ok(1);
         }
         return Ok(0);

@@ -55,10 +55,10 @@ pub fn run(args: LowerArgs) -> Result<i32> {
     }
     if args.check {
         if changed {
-            eprintln!(
+            crate::messages::verdict(&format!(
                 "{} would change; run `collide lower --write`",
                 path.display()
-            );
+            ));
             return Ok(1);
         }
         return Ok(0);

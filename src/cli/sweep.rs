@@ -48,13 +48,13 @@ pub fn run(args: SweepArgs) -> Result<i32> {
 /// Every missed contact on stderr (always, whatever --quiet says), then the count.
 pub fn print_missed(report: &SweepReport) {
     for m in &report.missed {
-        eprintln!("error: {}", render::missed_line(m));
+        crate::messages::failure(&render::missed_line(m));
     }
     if !report.missed.is_empty() {
-        eprintln!(
-            "error: {}: {} missed contact(s): the kernel cleared pairs whose truth touches",
+        crate::messages::failure(&format!(
+            "{}: {} missed contact(s): the kernel cleared pairs whose truth touches",
             report.robot,
             report.missed.len()
-        );
+        ));
     }
 }
