@@ -193,33 +193,16 @@ pub fn fleet_grid(robots: &[RobotReport]) -> Grid {
 
 /// One robot's sweep table (every set, timings included).
 pub fn sweep_grid(r: &SweepReport) -> Grid {
-    let mut g = Grid::new(&[
-        "set",
-        "primitives",
-        "contacts",
-        "missed",
-        "false stops",
-        "refused",
-        "slop-only",
-        "rest",
-        "kernel µs median",
-        "p99",
-        "max",
-    ]);
+    let header: Vec<&str> = render::VERDICT_COLUMNS
+        .iter()
+        .copied()
+        .chain(["kernel µs median", "p99", "max"])
+        .collect();
+    let mut g = Grid::new(&header);
     for s in &r.sets {
-        g.rows.push(vec![
-            s.set.as_str().into(),
-            render::primitives_cell(s),
-            r.contact_poses.to_string(),
-            s.missed.to_string(),
-            s.false_stops.to_string(),
-            format!("{} / {}", s.refused, r.poses),
-            s.slop_only.to_string(),
-            render::rest_cell(s),
-            format!("{:.1}", s.timing.median_us),
-            format!("{:.1}", s.timing.p99_us),
-            format!("{:.1}", s.timing.max_us),
-        ]);
+        let mut row = render::verdict_cells(r, s);
+        row.extend(render::timing_cells(s));
+        g.rows.push(row);
     }
     g
 }

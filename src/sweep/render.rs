@@ -35,29 +35,43 @@ pub fn rest_cell(s: &SetReport) -> String {
     }
 }
 
+/// Columns of the per-set verdict (deterministic figures only).
+pub const VERDICT_COLUMNS: [&str; 8] = [
+    "set",
+    "primitives",
+    "contacts",
+    "missed",
+    "false stops",
+    "refused",
+    "slop-only",
+    "rest",
+];
+
+/// One set's verdict, in [`VERDICT_COLUMNS`] order.
+pub fn verdict_cells(r: &SweepReport, s: &SetReport) -> Vec<String> {
+    vec![
+        s.set.as_str().to_string(),
+        primitives_cell(s),
+        r.contact_poses.to_string(),
+        s.missed.to_string(),
+        s.false_stops.to_string(),
+        format!("{} / {}", s.refused, r.poses),
+        s.slop_only.to_string(),
+        rest_cell(s),
+    ]
+}
+
+/// One set's kernel time per configuration: median, p99, max (µs).
+pub fn timing_cells(s: &SetReport) -> [String; 3] {
+    let t = &s.timing;
+    [t.median_us, t.p99_us, t.max_us].map(|v| format!("{v:.1}"))
+}
+
 /// The per-set verdict table (deterministic).
 pub fn verdict_table(r: &SweepReport) -> Table {
-    let mut t = Table::new(&[
-        "set",
-        "primitives",
-        "contacts",
-        "missed",
-        "false stops",
-        "refused",
-        "slop-only",
-        "rest",
-    ]);
+    let mut t = Table::new(&VERDICT_COLUMNS);
     for s in &r.sets {
-        t.row(vec![
-            s.set.as_str().to_string(),
-            primitives_cell(s),
-            r.contact_poses.to_string(),
-            s.missed.to_string(),
-            s.false_stops.to_string(),
-            format!("{} / {}", s.refused, r.poses),
-            s.slop_only.to_string(),
-            rest_cell(s),
-        ]);
+        t.row(verdict_cells(r, s));
     }
     t
 }
@@ -66,12 +80,9 @@ pub fn verdict_table(r: &SweepReport) -> Table {
 pub fn timing_table(r: &SweepReport) -> Table {
     let mut t = Table::new(&["set", "median µs", "p99 µs", "max µs"]);
     for s in &r.sets {
-        t.row(vec![
-            s.set.as_str().to_string(),
-            format!("{:.1}", s.timing.median_us),
-            format!("{:.1}", s.timing.p99_us),
-            format!("{:.1}", s.timing.max_us),
-        ]);
+        let mut row = vec![s.set.as_str().to_string()];
+        row.extend(timing_cells(s));
+        t.row(row);
     }
     t
 }
