@@ -108,30 +108,51 @@ pub fn manifest_link(name: &str, f: &LinkFit) -> manifest::Link {
         .fold(None, |acc: Option<f64>, e| {
             Some(acc.map_or(e, |a| a.max(e)))
         });
+    let mut link = plain_link(
+        name,
+        choice(f.choice),
+        &f.primitives,
+        &f.metrics,
+        (f.vertices, f.triangles),
+    );
+    link.fit.candidates = f
+        .candidates
+        .iter()
+        .filter_map(|c| {
+            Some(manifest::Candidate {
+                kind: candidate_kind(c.kind)?,
+                vol_ratio: c.metrics.vol_ratio,
+                max_protrusion_m: c.metrics.max_protrusion_m,
+                mean_protrusion_m: c.metrics.mean_protrusion_m,
+            })
+        })
+        .collect();
+    link.fit.hull_excess_m = hull_excess.map(fit::round4);
+    link
+}
+
+/// A manifest link holding `primitives` fitted as `choice`, with their measured figures and
+/// the truth's (vertices, triangles); no candidates and no hull excess recorded.
+pub fn plain_link(
+    name: &str,
+    choice: manifest::FitChoice,
+    primitives: &[fit::Primitive],
+    metrics: &fit::Metrics,
+    (vertices, triangles): (usize, usize),
+) -> manifest::Link {
     manifest::Link {
         name: name.to_string(),
-        primitives: f.primitives.iter().map(manifest_primitive).collect(),
+        primitives: primitives.iter().map(manifest_primitive).collect(),
         fit: manifest::Fit {
-            choice: choice(f.choice),
-            vol_ratio: f.metrics.vol_ratio,
-            max_protrusion_m: f.metrics.max_protrusion_m,
-            mean_protrusion_m: f.metrics.mean_protrusion_m,
-            min_margin_m: f.metrics.min_margin_m,
-            vertices: f.vertices as u64,
-            triangles: f.triangles as u64,
-            candidates: f
-                .candidates
-                .iter()
-                .filter_map(|c| {
-                    Some(manifest::Candidate {
-                        kind: candidate_kind(c.kind)?,
-                        vol_ratio: c.metrics.vol_ratio,
-                        max_protrusion_m: c.metrics.max_protrusion_m,
-                        mean_protrusion_m: c.metrics.mean_protrusion_m,
-                    })
-                })
-                .collect(),
-            hull_excess_m: hull_excess.map(fit::round4),
+            choice,
+            vol_ratio: metrics.vol_ratio,
+            max_protrusion_m: metrics.max_protrusion_m,
+            mean_protrusion_m: metrics.mean_protrusion_m,
+            min_margin_m: metrics.min_margin_m,
+            vertices: vertices as u64,
+            triangles: triangles as u64,
+            candidates: Vec::new(),
+            hull_excess_m: None,
         },
     }
 }

@@ -29,10 +29,10 @@ use crate::fit::{self, FitOptions, Kind};
 use crate::geom::mesh::TriMesh;
 use crate::io::manifest::{self, FitChoice, Manifest};
 use crate::io::mesh::MeshLimits;
-use crate::io::robot::{LoadOptions, load_robot};
+use crate::io::robot::LoadOptions;
 use crate::lower::convert;
 use crate::lower::{load_meshes, truths};
-use crate::verify::check::config_beside;
+use crate::verify::check::load_robot_beside;
 use crate::verify::kernel_load::{LoadedKernel, load_kernel};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -109,18 +109,7 @@ pub struct Prepared {
 /// Loads a manifest, the robot beside it and its truth meshes; fits the compare sets.
 pub fn prepare(path: &Path, compare: &[Set], read: &ReadOptions) -> Result<Prepared> {
     let m = manifest::load_manifest(path)?;
-    let config = config_beside(path);
-    if !config.is_file() {
-        return Err(Error::at(
-            path,
-            None,
-            format!(
-                "no robot config beside it ({} is missing): the truth meshes come from the robot",
-                config.display()
-            ),
-        ));
-    }
-    let loaded = load_robot(&config, &read.load)?;
+    let loaded = load_robot_beside(path, &read.load, ": the truth meshes come from the robot")?;
     let cache = load_meshes(&loaded.robot, &read.mesh_limits, read.max_total_triangles)?;
     let meshes: BTreeMap<String, TriMesh> = truths(&loaded.robot, &cache)?.into_iter().collect();
     let mut warnings = Vec::new();
@@ -247,25 +236,13 @@ fn alternative(m: &Manifest, meshes: &BTreeMap<String, TriMesh>, set: Set) -> Re
                 ),
                 _ => (FitChoice::TightBox, &fitted.candidates[0]),
             };
-            Ok(manifest::Link {
-                name: l.name.clone(),
-                primitives: cand
-                    .primitives
-                    .iter()
-                    .map(convert::manifest_primitive)
-                    .collect(),
-                fit: manifest::Fit {
-                    choice,
-                    vol_ratio: cand.metrics.vol_ratio,
-                    max_protrusion_m: cand.metrics.max_protrusion_m,
-                    mean_protrusion_m: cand.metrics.mean_protrusion_m,
-                    min_margin_m: cand.metrics.min_margin_m,
-                    vertices: fitted.vertices as u64,
-                    triangles: fitted.triangles as u64,
-                    candidates: Vec::new(),
-                    hull_excess_m: None,
-                },
-            })
+            Ok(convert::plain_link(
+                &l.name,
+                choice,
+                &cand.primitives,
+                &cand.metrics,
+                (fitted.vertices, fitted.triangles),
+            ))
         })
         .collect::<Result<_>>()?;
     let mut out = m.clone();

@@ -4,7 +4,7 @@ use super::kernel_load::load_kernel;
 use crate::acm::{PairDecider, Verdict, unexempted_kernel};
 use crate::error::{Error, Result};
 use crate::io::manifest::{self, Manifest};
-use crate::io::robot::{LoadOptions, load_robot};
+use crate::io::robot::{LoadOptions, LoadedRobot, load_robot};
 use crate::lower::{load_meshes, sha256_file, source_files, truths};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -43,6 +43,23 @@ pub fn config_beside(path: &Path) -> PathBuf {
     path.with_file_name("robot.yaml")
 }
 
+/// Loads the robot beside manifest `path`; a missing config is an error naming the manifest,
+/// with `needed_for` (for example ": the truth meshes come from the robot") appended.
+pub fn load_robot_beside(path: &Path, load: &LoadOptions, needed_for: &str) -> Result<LoadedRobot> {
+    let config = config_beside(path);
+    if !config.is_file() {
+        return Err(Error::at(
+            path,
+            None,
+            format!(
+                "no robot config beside it ({} is missing){needed_for}",
+                config.display()
+            ),
+        ));
+    }
+    load_robot(&config, load)
+}
+
 fn violation(
     check: &'static str,
     subject: impl Into<String>,
@@ -68,18 +85,7 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
         links: m.links.len(),
         acm_rows: m.acm.len(),
     };
-    let config = config_beside(path);
-    if !config.is_file() {
-        return Err(Error::at(
-            path,
-            None,
-            format!(
-                "no robot config beside it ({} is missing)",
-                config.display()
-            ),
-        ));
-    }
-    let loaded = load_robot(&config, &options.load)?;
+    let loaded = load_robot_beside(path, &options.load, "")?;
 
     // Sources: the same files, byte for byte.
     let recorded: BTreeMap<&str, &str> = m
