@@ -19,38 +19,22 @@ fn scratch(urdf: &str, srdf: Option<&str>) -> (tempfile::TempDir, PathBuf) {
     }
     std::fs::write(dir.path().join("robot.yaml"), config).unwrap();
     let path = dir.path().join("robot.yaml");
-    let out = common::collide()
-        .args(["lower", path.to_str().unwrap(), "--write", "-q"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::collide_ok(&["lower", path.to_str().unwrap(), "--write", "-q"]);
     (dir, path)
 }
 
 fn regenerate(config: &Path, extra: &[&str]) -> serde_json::Value {
-    let out = common::collide()
-        .args([
-            "acm",
-            "regenerate",
-            config.to_str().unwrap(),
-            "--json",
-            "-q",
-            "--samples",
-            "300",
-        ])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let mut args = vec![
+        "acm",
+        "regenerate",
+        config.to_str().unwrap(),
+        "--json",
+        "-q",
+        "--samples",
+        "300",
+    ];
+    args.extend(extra);
+    serde_json::from_slice(&common::collide_ok(&args).stdout).unwrap()
 }
 
 fn pair<'r>(report: &'r serde_json::Value, a: &str, b: &str) -> &'r serde_json::Value {
@@ -126,24 +110,10 @@ fn links_that_overlap_everywhere_through_offset_axes_are_always_by_the_box_searc
     // The swinging ball comes apart from the base: the box search must refuse it.
     assert_eq!(category(&r, "base", "swing"), "can collide");
     // The written row is re-proven by verify.
-    let out = common::collide()
-        .args([
-            "verify",
-            config.with_file_name("manifest.yaml").to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let manifest = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
-    assert!(
-        manifest.contains("{a: base, b: foot, reason: always"),
-        "{manifest}"
-    );
+    let manifest = config.with_file_name("manifest.yaml");
+    common::collide_ok(&["verify", manifest.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("{a: base, b: foot, reason: always"), "{text}");
 }
 
 #[test]

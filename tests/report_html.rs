@@ -53,15 +53,7 @@ fn two_boxes(dir: &Path) -> PathBuf {
     for f in ["robot.yaml", "two_boxes.urdf"] {
         std::fs::copy(src.join(f), dir.join(f)).unwrap();
     }
-    let out = common::collide()
-        .args(["lower", dir.join("robot.yaml").to_str().unwrap(), "--write"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::collide_ok(&["lower", dir.join("robot.yaml").to_str().unwrap(), "--write"]);
     dir.join("manifest.yaml")
 }
 

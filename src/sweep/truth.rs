@@ -344,28 +344,11 @@ mod tests {
     use crate::geom::capsule::Capsule;
 
     fn cube(c: V3, h: f64) -> TriMesh {
-        let mut vertices = Vec::new();
-        for i in 0..8 {
-            let s = |b: usize| if i & b == 0 { -h } else { h };
-            vertices.push([c[0] + s(1), c[1] + s(2), c[2] + s(4)]);
+        let mut m = crate::geom::primitive_mesh::box_mesh([h; 3]);
+        for v in &mut m.vertices {
+            *v = [v[0] + c[0], v[1] + c[1], v[2] + c[2]];
         }
-        // Two triangles per face.
-        let faces = [
-            [0, 1, 3, 2],
-            [4, 6, 7, 5],
-            [0, 4, 5, 1],
-            [2, 3, 7, 6],
-            [0, 2, 6, 4],
-            [1, 5, 7, 3],
-        ];
-        let triangles = faces
-            .iter()
-            .flat_map(|f| [[f[0], f[1], f[2]], [f[0], f[2], f[3]]])
-            .collect();
-        TriMesh {
-            vertices,
-            triangles,
-        }
+        m
     }
 
     fn at(x: f64) -> Placement {

@@ -26,3 +26,17 @@ pub fn erd() -> PathBuf {
 pub fn collide() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_collide"))
 }
+
+/// Runs `collide ARGS` and returns its output, failing the test (with its stdout and stderr)
+/// unless it exits 0.
+pub fn collide_ok(args: &[&str]) -> std::process::Output {
+    let out = collide().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "collide {}: {}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
