@@ -267,19 +267,7 @@ pub fn certify_by_boxes(
             continue;
         }
         // Split where the links move most, as the "never" search does.
-        let split = (0..n)
-            .max_by(|&i, &j| {
-                let wi = chain.weights[i] * (hi[i] - lo[i]);
-                let wj = chain.weights[j] * (hi[j] - lo[j]);
-                wi.total_cmp(&wj).then(j.cmp(&i))
-            })
-            .expect("n > 0");
-        let mid = 0.5 * (lo[split] + hi[split]);
-        let (mut lo2, mut hi1) = (lo.clone(), hi.clone());
-        hi1[split] = mid;
-        lo2[split] = mid;
-        queue.push_back((lo, hi1));
-        queue.push_back((lo2, hi));
+        queue.extend(chain.split(lo, hi));
     }
     Some(BoxCertificate { boxes, min_room })
 }

@@ -188,6 +188,23 @@ impl PairChain {
         }
     }
 
+    /// The box `lo..hi` (per slot) halved along the dof that moves the links most (weight
+    /// times width; ties to the lowest slot). Panics on a pair with no dof between its links.
+    pub fn split(&self, lo: Vec<f64>, hi: Vec<f64>) -> [(Vec<f64>, Vec<f64>); 2] {
+        let at = (0..self.dofs.len())
+            .max_by(|&i, &j| {
+                let wi = self.weights[i] * (hi[i] - lo[i]);
+                let wj = self.weights[j] * (hi[j] - lo[j]);
+                wi.total_cmp(&wj).then(j.cmp(&i))
+            })
+            .expect("a pair that can move has a joint between its links");
+        let mid = 0.5 * (lo[at] + hi[at]);
+        let (mut lo2, mut hi1) = (lo.clone(), hi.clone());
+        hi1[at] = mid;
+        lo2[at] = mid;
+        [(lo, hi1), (lo2, hi)]
+    }
+
     /// How far any point of either link can move inside the box of half widths `half`
     /// (per slot) around the configuration posed in `ws`: per joint, its half width times
     /// the largest distance from its axis to the target's primitives anywhere in the box

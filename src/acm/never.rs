@@ -132,18 +132,7 @@ pub fn branch_and_bound(
             };
         }
         // Split where the links move most.
-        let split = (0..n)
-            .max_by(|&i, &j| {
-                let wi = chain.weights[i] * (cell.hi[i] - cell.lo[i]);
-                let wj = chain.weights[j] * (cell.hi[j] - cell.lo[j]);
-                wi.total_cmp(&wj).then(j.cmp(&i))
-            })
-            .expect("a pair that can move has a joint between its links");
-        let mid = 0.5 * (cell.lo[split] + cell.hi[split]);
-        let (mut lo2, mut hi1) = (cell.lo.clone(), cell.hi.clone());
-        hi1[split] = mid;
-        lo2[split] = mid;
-        for (l, h) in [(cell.lo, hi1), (lo2, cell.hi)] {
+        for (l, h) in chain.split(cell.lo, cell.hi) {
             match evaluate(l, h, &mut q, &mut heap, &mut boxes) {
                 Ok(lb) => min_lb = min_lb.min(lb),
                 Err((q, distance)) => return BoundOutcome::Reaches { q, distance, boxes },
