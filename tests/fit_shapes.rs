@@ -810,21 +810,32 @@ proptest! {
 
     #[test]
     fn random_clouds_are_always_contained(m in cloud()) {
-        let opts = FitOptions { mc_samples: 20_000, directions: 256, ..FitOptions::default() };
-        let f = fit_link(&m, &opts).unwrap();
-        for c in &f.candidates {
-            assert_on_grid(&c.primitives);
-            assert_vertices_inside(&m, &c.primitives, opts.headroom - 1e-9);
-            prop_assert!(c.metrics.mean_protrusion_m.is_finite());
-            prop_assert!(c.metrics.vol_ratio.is_none_or(|v| v.is_finite()));
-        }
-        for slabs in [1, 2] {
-            let t = fit_tight(&m, slabs, &opts).unwrap();
-            assert_on_grid(&t.primitives);
-            assert_vertices_inside(&m, &t.primitives, opts.headroom - 1e-9);
-            prove(&m, &t.primitives, None).unwrap();
-        }
+        assert_cloud_contained(&m, &[1, 2])?;
     }
+}
+
+/// Every candidate fit of `m` and its tight fits in `slabs` slabs: on the rounding grid,
+/// every vertex inside with the headroom, finite figures, and the tight fits proven.
+fn assert_cloud_contained(m: &TriMesh, slabs: &[usize]) -> Result<(), TestCaseError> {
+    let opts = FitOptions {
+        mc_samples: 20_000,
+        directions: 256,
+        ..FitOptions::default()
+    };
+    let f = fit_link(m, &opts).unwrap();
+    for c in &f.candidates {
+        assert_on_grid(&c.primitives);
+        assert_vertices_inside(m, &c.primitives, opts.headroom - 1e-9);
+        prop_assert!(c.metrics.mean_protrusion_m.is_finite());
+        prop_assert!(c.metrics.vol_ratio.is_none_or(|v| v.is_finite()));
+    }
+    for &n in slabs {
+        let t = fit_tight(m, n, &opts).unwrap();
+        assert_on_grid(&t.primitives);
+        assert_vertices_inside(m, &t.primitives, opts.headroom - 1e-9);
+        prove(m, &t.primitives, None).unwrap();
+    }
+    Ok(())
 }
 
 // ---------- property test: the same clouds anywhere and at any size ----------
@@ -872,17 +883,6 @@ proptest! {
 
     #[test]
     fn placed_and_scaled_clouds_are_always_contained(m in placed_cloud()) {
-        let opts = FitOptions { mc_samples: 20_000, directions: 256, ..FitOptions::default() };
-        let f = fit_link(&m, &opts).unwrap();
-        for c in &f.candidates {
-            assert_on_grid(&c.primitives);
-            assert_vertices_inside(&m, &c.primitives, opts.headroom - 1e-9);
-            prop_assert!(c.metrics.mean_protrusion_m.is_finite());
-            prop_assert!(c.metrics.vol_ratio.is_none_or(|v| v.is_finite()));
-        }
-        let t = fit_tight(&m, 2, &opts).unwrap();
-        assert_on_grid(&t.primitives);
-        assert_vertices_inside(&m, &t.primitives, opts.headroom - 1e-9);
-        prove(&m, &t.primitives, None).unwrap();
+        assert_cloud_contained(&m, &[2])?;
     }
 }
