@@ -10,11 +10,13 @@
 //! path the CPU takes.
 //!
 //! Paths: AVX2 + FMA on x86-64 when the CPU has both (detected at run time, std only): one
-//! pass stores every product while taking the maximum over four accumulators, a second pass
-//! compares the stored products with it for the first index. Otherwise a scalar loop with
+//! pass stores every product and the maximum of each group of sixteen; a second pass finds
+//! the first group holding the overall maximum (a bit mask built in a fixed number of steps,
+//! so there is no data-dependent exit to mispredict) and compares only that group's products. Otherwise a scalar loop with
 //! four interleaved lanes (`f64::mul_add`, exact in software where the CPU lacks FMA).
 //! Measured on the development machine and not kept: a single pass carrying indices by blend
-//! (1.5× slower inside GJK), an `f32` pre-filter with a rigorous error bound and an `f64`
+//! (1.5× slower inside GJK), group maxima without stored products (recomputing the found
+//! group sits on GJK's serial chain: 1.3× slower), an `f32` pre-filter with a rigorous error bound and an `f64`
 //! recheck of the candidates (no faster), AVX-512 (slower).
 
 use super::shapes::HullPoints;
@@ -118,11 +120,18 @@ mod x86 {
     use crate::kernel::vec3::V3;
     use std::arch::x86_64::*;
 
-    /// Pass 1: every product stored into `pp` (`n` of them) while the maximum is taken over
-    /// four accumulators; returns the maximum (−∞ when none exceeds it).
+    /// Pass 1: every product stored into `pp` (`n` of them) and each full group's lane-wise
+    /// maximum into `gp` (`n / 16` of them); returns the maximum (−∞ when none exceeds it).
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn products_and_max(xs: &[f64], ys: &[f64], zs: &[f64], d: V3, pp: *mut f64) -> f64 {
+    unsafe fn products_and_max(
+        xs: &[f64],
+        ys: &[f64],
+        zs: &[f64],
+        d: V3,
+        pp: *mut f64,
+        gp: *mut __m256d,
+    ) -> f64 {
         let n = xs.len();
         assert!(ys.len() >= n && zs.len() >= n && n <= MAX_SCAN);
         let d0 = _mm256_set1_pd(d[0]);
@@ -142,7 +151,7 @@ mod x86 {
             )
         };
         let ninf = _mm256_set1_pd(f64::NEG_INFINITY);
-        let (mut m0, mut m1, mut m2, mut m3) = (ninf, ninf, ninf, ninf);
+        let mut all = ninf;
         let c16 = n / 16;
         for c in 0..c16 {
             let i = 16 * c;
@@ -154,20 +163,21 @@ mod x86 {
                 _mm256_storeu_pd(pp.add(i + 12), v3);
             }
             // max_pd(v, m) returns m when v is NaN: NaN products are never the maximum.
-            m0 = _mm256_max_pd(v0, m0);
-            m1 = _mm256_max_pd(v1, m1);
-            m2 = _mm256_max_pd(v2, m2);
-            m3 = _mm256_max_pd(v3, m3);
+            let g01 = _mm256_max_pd(v1, _mm256_max_pd(v0, ninf));
+            let g23 = _mm256_max_pd(v3, _mm256_max_pd(v2, ninf));
+            let g = _mm256_max_pd(g23, g01);
+            // SAFETY: c < n / 16 <= MAX_SCAN / 16, the callers' group buffer length.
+            unsafe { gp.add(c).write(g) };
+            all = _mm256_max_pd(g, all);
         }
         let mut i = 16 * c16;
         while i + 4 <= n {
             let v = dot4(i);
             unsafe { _mm256_storeu_pd(pp.add(i), v) };
-            m0 = _mm256_max_pd(v, m0);
+            all = _mm256_max_pd(v, all);
             i += 4;
         }
-        let m = _mm256_max_pd(_mm256_max_pd(m0, m1), _mm256_max_pd(m2, m3));
-        let m = _mm256_max_pd(m, _mm256_permute4x64_pd::<0b01_00_11_10>(m));
+        let m = _mm256_max_pd(all, _mm256_permute4x64_pd::<0b01_00_11_10>(all));
         let m = _mm256_max_pd(m, _mm256_permute_pd::<0b0101>(m));
         let mut best = _mm256_cvtsd_f64(m);
         for k in i..n {
@@ -181,10 +191,11 @@ mod x86 {
         best
     }
 
-    /// Pass 2: the first of the `n` stored products equal to `best` (0 when `best` is −∞).
+    /// Pass 2: the first of the `n` stored products equal to `best` (0 when `best` is −∞),
+    /// looked up through the group maxima.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn first_equal(pp: *const f64, n: usize, best: f64) -> usize {
+    unsafe fn first_equal(pp: *const f64, gp: *const __m256d, n: usize, best: f64) -> usize {
         if best == f64::NEG_INFINITY {
             // No product exceeds −∞ (all NaN or −∞): index 0, as the scalar reference.
             return 0;
@@ -194,16 +205,21 @@ mod x86 {
         let eq = |i: usize| unsafe {
             _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_EQ_OQ>(_mm256_loadu_pd(pp.add(i)), mb))
         };
-        let mut i = 0;
-        // Sixteen products per branch: the one mispredicted exit is paid once per scan, the
-        // other branches are few.
-        while i + 16 <= n {
-            let m = eq(i) | (eq(i + 4) << 4) | (eq(i + 8) << 8) | (eq(i + 12) << 12);
-            if m != 0 {
-                return i + m.trailing_zeros() as usize;
-            }
-            i += 16;
+        // Which groups of sixteen hold the maximum, as a bit mask built in a fixed number of
+        // steps (no data-dependent exit to mispredict), then the first such group's lanes.
+        let groups = n / 16;
+        let mut hit = 0u32;
+        for c in 0..groups {
+            // SAFETY: `products_and_max` wrote one maximum per full group.
+            let g = unsafe { gp.add(c).read() };
+            hit |= u32::from(_mm256_movemask_pd(_mm256_cmp_pd::<_CMP_EQ_OQ>(g, mb)) != 0) << c;
         }
+        if hit != 0 {
+            let i = 16 * hit.trailing_zeros() as usize;
+            let m = eq(i) | (eq(i + 4) << 4) | (eq(i + 8) << 8) | (eq(i + 12) << 12);
+            return i + m.trailing_zeros() as usize;
+        }
+        let mut i = 16 * groups;
         while i + 4 <= n {
             let m = eq(i);
             if m != 0 {
@@ -222,10 +238,12 @@ mod x86 {
     pub(super) unsafe fn argmax_avx2(xs: &[f64], ys: &[f64], zs: &[f64], d: V3) -> usize {
         // Only `..n` is written, then read: the rest need not be initialised.
         let mut products = std::mem::MaybeUninit::<[f64; MAX_SCAN]>::uninit();
+        let mut groups = std::mem::MaybeUninit::<[__m256d; MAX_SCAN / 16]>::uninit();
         let pp = products.as_mut_ptr() as *mut f64;
+        let gp = groups.as_mut_ptr() as *mut __m256d;
         unsafe {
-            let best = products_and_max(xs, ys, zs, d, pp);
-            first_equal(pp, xs.len(), best)
+            let best = products_and_max(xs, ys, zs, d, pp, gp);
+            first_equal(pp, gp, xs.len(), best)
         }
     }
 
@@ -240,13 +258,19 @@ mod x86 {
     ) -> (usize, usize) {
         let mut pa = std::mem::MaybeUninit::<[f64; MAX_SCAN]>::uninit();
         let mut pb = std::mem::MaybeUninit::<[f64; MAX_SCAN]>::uninit();
+        let mut ga = std::mem::MaybeUninit::<[__m256d; MAX_SCAN / 16]>::uninit();
+        let mut gb = std::mem::MaybeUninit::<[__m256d; MAX_SCAN / 16]>::uninit();
         let (ppa, ppb) = (pa.as_mut_ptr() as *mut f64, pb.as_mut_ptr() as *mut f64);
+        let (gpa, gpb) = (
+            ga.as_mut_ptr() as *mut __m256d,
+            gb.as_mut_ptr() as *mut __m256d,
+        );
         unsafe {
-            let besta = products_and_max(a.0, a.1, a.2, da, ppa);
-            let bestb = products_and_max(b.0, b.1, b.2, db, ppb);
+            let besta = products_and_max(a.0, a.1, a.2, da, ppa, gpa);
+            let bestb = products_and_max(b.0, b.1, b.2, db, ppb, gpb);
             (
-                first_equal(ppa, a.0.len(), besta),
-                first_equal(ppb, b.0.len(), bestb),
+                first_equal(ppa, gpa, a.0.len(), besta),
+                first_equal(ppb, gpb, b.0.len(), bestb),
             )
         }
     }
@@ -292,14 +316,22 @@ mod tests {
         };
         for n in [1usize, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 152, 320] {
             for _ in 0..200 {
-                let xs: Vec<f64> = (0..n).map(|_| next()).collect();
+                let mut xs: Vec<f64> = (0..n).map(|_| next()).collect();
+                // NaN products are never selected, on any path.
+                if n > 4 && next() > 0.5 {
+                    xs[n / 3] = f64::NAN;
+                }
                 let ys: Vec<f64> = (0..n).map(|_| next()).collect();
                 let zs: Vec<f64> = (0..n).map(|_| next()).collect();
                 let d = [next(), next(), next()];
                 let want = argmax_dot_scalar(&xs, &ys, &zs, d);
                 // Lowest index among the maxima.
                 let dots: Vec<f64> = (0..n).map(|i| dot_fma(xs[i], ys[i], zs[i], d)).collect();
-                let m = dots.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let m = dots
+                    .iter()
+                    .cloned()
+                    .filter(|v| !v.is_nan())
+                    .fold(f64::NEG_INFINITY, f64::max);
                 assert_eq!(want, dots.iter().position(|&v| v == m).unwrap());
                 #[cfg(target_arch = "x86_64")]
                 for got in x86::paths(&xs, &ys, &zs, d) {
