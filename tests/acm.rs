@@ -117,6 +117,22 @@ fn links_that_overlap_everywhere_through_offset_axes_are_always_by_the_box_searc
 }
 
 #[test]
+fn a_finger_inside_a_box_is_always_by_the_box_search_measured_from_its_witness() {
+    let (_d, config) = scratch("acm_finger.urdf", None);
+    let r = regenerate(&config, &["--write"]);
+    for finger in ["f2", "f3"] {
+        assert_eq!(category(&r, finger, "palm"), "always", "{finger}-palm");
+        let proof = pair(&r, finger, "palm")["proof"].as_str().unwrap();
+        assert!(proof.contains("branch and bound"), "{proof}");
+        // No common ball can beat the finger ball's radius plus its 1 mm headroom.
+        let mm = proof_mm(proof);
+        assert!(mm > 0.0 && mm <= 31.0, "{proof}");
+    }
+    let manifest = config.with_file_name("manifest.yaml");
+    common::collide_ok(&["verify", manifest.to_str().unwrap()]);
+}
+
+#[test]
 fn an_srdf_row_that_collides_is_refuted_with_a_witness_and_dropped() {
     let srdf = "<robot name=\"acm_three\">\n  <disable_collisions link1=\"swing\" link2=\"base\" reason=\"Never\"/>\n  <disable_collisions link1=\"base\" link2=\"far\" reason=\"Never\"/>\n</robot>\n";
     let (_d, config) = scratch("acm_three.urdf", Some(srdf));

@@ -2,8 +2,9 @@
 //! one link against the other, and how far any point of either link can move per unit
 //! of each joint value (a Lipschitz bound that holds at every configuration).
 
+use crate::kernel::Workspace;
 use crate::kernel::model::{JointKind, Model, Primitive};
-use crate::kernel::vec3::norm;
+use crate::kernel::vec3::{V3, add, cross, mul_mv, norm, sub};
 
 /// Joint values that move link `a` against link `b`, with their Lipschitz weights.
 #[derive(Debug, Clone)]
@@ -198,6 +199,11 @@ impl PairChain {
                 wi.total_cmp(&wj).then(j.cmp(&i))
             })
             .expect("a pair that can move has a joint between its links");
+        Self::halve(lo, hi, at)
+    }
+
+    /// The box `lo..hi` halved along slot `at`.
+    pub fn halve(lo: Vec<f64>, hi: Vec<f64>, at: usize) -> [(Vec<f64>, Vec<f64>); 2] {
         let mid = 0.5 * (lo[at] + hi[at]);
         let (mut lo2, mut hi1) = (lo.clone(), hi.clone());
         hi1[at] = mid;
@@ -209,8 +215,38 @@ impl PairChain {
     /// (per slot) around the configuration posed in `ws`: per joint, its half width times
     /// the largest distance from its axis to the target's primitives anywhere in the box
     /// (the distance at the centre plus what the joints below it can add).
-    pub fn motion_bound(&self, model: &Model, ws: &crate::kernel::Workspace, half: &[f64]) -> f64 {
-        use crate::kernel::vec3::{add, cross, mul_mv, sub};
+    pub fn motion_bound(&self, model: &Model, ws: &Workspace, half: &[f64]) -> f64 {
+        self.bound_from_axes(model, ws, half, |step, axis_point, axis_dir| {
+            // The target's points lie in its primitives' bounding spheres.
+            step.target_spheres
+                .iter()
+                .map(|&(k, r)| norm(cross(sub(ws.sphere_center(k), axis_point), axis_dir)) + r)
+                .fold(0.0, f64::max)
+        })
+    }
+
+    /// How far apart two points can move inside the same box, one fixed in each link, both
+    /// at `p` (world frame) at the configuration posed in `ws`: [`Self::motion_bound`]
+    /// measured from `p` alone instead of from every primitive. Valid for a `p` inside a
+    /// primitive of each link (the static weights and the growth below a joint bound
+    /// exactly those points); much smaller than the whole-link bound when `p` lies near the
+    /// joint axes.
+    pub fn point_motion_bound(&self, model: &Model, ws: &Workspace, half: &[f64], p: V3) -> f64 {
+        self.bound_from_axes(model, ws, half, |_, axis_point, axis_dir| {
+            norm(cross(sub(p, axis_point), axis_dir))
+        })
+    }
+
+    /// Sum over the moving joints of half width × reach, where reach is `from_axis` (the
+    /// distance at the box centre from the joint's axis, posed in `ws`) plus what the joints
+    /// below it can add, capped by the joint's static weight.
+    fn bound_from_axes(
+        &self,
+        model: &Model,
+        ws: &Workspace,
+        half: &[f64],
+        from_axis: impl Fn(&Step, V3, V3) -> f64,
+    ) -> f64 {
         let mut total = 0.0;
         for step in &self.steps {
             let h = step.mult * half[step.slot];
@@ -225,19 +261,13 @@ impl PairChain {
             let j = &model.links()[step.link].joint;
             let axis_point = add(pos, mul_mv(&rot, j.pivot));
             let axis_dir = mul_mv(&rot, j.axis);
-            // The target's points lie in its primitives' bounding spheres.
-            let from_axis = step
-                .target_spheres
-                .iter()
-                .map(|&(k, r)| norm(cross(sub(ws.sphere_center(k), axis_point), axis_dir)) + r)
-                .fold(0.0, f64::max);
             let grow: f64 = step
                 .downstream
                 .iter()
                 .map(|&d| self.steps[d].mult * half[self.steps[d].slot] * self.steps[d].weight)
                 .sum();
             // Never worse than the static bound.
-            let reach = (from_axis + grow).min(step.weight);
+            let reach = (from_axis(step, axis_point, axis_dir) + grow).min(step.weight);
             total += h * reach;
         }
         total
