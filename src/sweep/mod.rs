@@ -594,15 +594,10 @@ impl Prepared {
                 max_us: ns.last().map_or(0.0, |&x| x as f64 / 1e3),
             };
             let top = top_pairs(&per_pair, &pair_names);
-            let rest = match crate::verify::rest::check_rest(&s.manifest) {
-                Ok((r, contacts)) => Rest {
-                    clear: r.clear,
-                    contacts,
-                },
-                Err(_) => Rest {
-                    clear: false,
-                    contacts: Vec::new(),
-                },
+            let (r, contacts) = crate::verify::rest::rest_verdict(&s.kernel, &s.manifest);
+            let rest = Rest {
+                clear: r.clear,
+                contacts,
             };
             sets.push(SetReport {
                 set: s.set,

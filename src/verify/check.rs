@@ -173,11 +173,14 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     }
 
     // The kernel loads it as written.
-    if let Err(e) = load_kernel(&m) {
-        out.violations
-            .push(violation("kernel", m.robot.clone(), e.message));
-        return Ok(out);
-    }
+    let kernel = match load_kernel(&m) {
+        Ok(k) => k,
+        Err(e) => {
+            out.violations
+                .push(violation("kernel", m.robot.clone(), e.message));
+            return Ok(out);
+        }
+    };
 
     // Every ACM row's proof still holds.
     let open = unexempted_kernel(&m)?;
@@ -225,7 +228,7 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     }
 
     // The rest pose gives the recorded verdict.
-    let (rest, _) = super::rest::check_rest(&m)?;
+    let (rest, _) = super::rest::rest_verdict(&kernel, &m);
     if rest.clear != m.rest_pose.clear || rest.min_distance_m != m.rest_pose.min_distance_m {
         out.violations.push(violation(
             "rest pose",

@@ -1,6 +1,6 @@
 //! The rest-pose check: the kernel loads the manifest and checks its rest pose.
 
-use super::kernel_load::load_kernel;
+use super::kernel_load::{LoadedKernel, load_kernel};
 use crate::error::Result;
 use crate::fit::floor4;
 use crate::io::manifest::Manifest;
@@ -16,7 +16,11 @@ pub struct RestCheck {
 
 /// The verdict at the manifest's rest pose, and every checked pair at or below the margin.
 pub fn check_rest(m: &Manifest) -> Result<(RestCheck, Vec<Contact>)> {
-    let k = load_kernel(m)?;
+    Ok(rest_verdict(&load_kernel(m)?, m))
+}
+
+/// [`check_rest`] on the kernel already loaded from `m`.
+pub fn rest_verdict(k: &LoadedKernel, m: &Manifest) -> (RestCheck, Vec<Contact>) {
     let q = k.q_from(&m.rest_pose.q);
     let mut ws = k.model.workspace();
     let result = k.model.check_self_collision(&q, &mut ws, true);
@@ -35,11 +39,11 @@ pub fn check_rest(m: &Manifest) -> Result<(RestCheck, Vec<Contact>)> {
     } else {
         0.0
     };
-    Ok((
+    (
         RestCheck {
             clear: !result.tripped,
             min_distance_m: min,
         },
         contacts,
-    ))
+    )
 }
