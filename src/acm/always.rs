@@ -4,13 +4,14 @@
 //!   link (on every joint axis between them), lying inside both links' primitives with room
 //!   to spare. Then the pair overlaps by at least that room at every configuration.
 //! * a box search, for links whose joints turn about distinct axes (a knee and an ankle-roll
-//!   link through a small ankle-pitch link): the joint intervals between the two links are
-//!   split into boxes; at each box centre a point lies at depth `r` in both links' primitives
-//!   (found by [`super::witness::common_point`], its depths evaluated exactly), and two
-//!   points at it, one fixed in each link, come less than `r` apart anywhere in the box
-//!   ([`PairChain::point_motion_bound`]). The ball of radius `r` fixed in one link stays
-//!   inside that link, and the point fixed in the other (inside the other link) stays inside
-//!   that ball, so the links share a point at every configuration of the box.
+//!   link through a small ankle-pitch link, a finger inside a hand's safety box): the joint
+//!   intervals between the two links are split into boxes; at each box centre a point `p`
+//!   lies in one link's primitives and at depth `r` in the other's (depths evaluated
+//!   exactly), and two points at `p`, one fixed in each link, come less than `r` apart
+//!   anywhere in the box ([`PairChain::point_motion_bound`]). The ball of radius `r` fixed in
+//!   the second link stays inside it, and the point fixed in the first (a point of the first
+//!   link) stays inside that ball, so the links share a point at every configuration of the
+//!   box.
 
 use super::chain::PairChain;
 use super::never::dof_range;
@@ -219,12 +220,14 @@ fn best_on_line((o, d): (V3, V3), score: &dyn Fn(V3) -> f64) -> f64 {
     best.0.max(score(at(0.5 * (lo + hi))))
 }
 
-/// The common point of links `a` and `b` with the most room found at the pose in `ws`, and
-/// that room: its depth in both links minus `motion(p)`, evaluated exactly at the point.
-/// A pattern search from `start` over 14 directions, the step halved from 10 mm to 0.1 mm:
-/// the deepest point is often far from the joint axes, where the motion bound is large, and
-/// a shallower point nearer the axes certifies a bigger box. Any point will do for the
-/// proof (the room is evaluated, not estimated); the search only makes it larger.
+/// The point with the most room found at the pose in `ws`, and that room: the depth of a
+/// point of one link inside the other (the larger of the two ways round, each counted only
+/// where the point lies in the first link) minus `motion(p)`, evaluated exactly at the
+/// point. A pattern search from `start` (the deepest common point) over 14 directions, the
+/// step halved from 10 mm to 0.1 mm: a point of a small link deep inside a big one, or a
+/// point near the joint axes where the motion bound is small, certifies a bigger box. Any
+/// point will do for the proof (the room is evaluated, not estimated); the search only makes
+/// it larger.
 fn most_room(
     probe: &DepthProbe,
     ws: &Workspace,
@@ -232,7 +235,12 @@ fn most_room(
     start: V3,
     motion: impl Fn(V3) -> f64,
 ) -> (V3, f64) {
-    let room = |p: V3| probe.depth(ws, a, p).min(probe.depth(ws, b, p)) - motion(p);
+    let room = |p: V3| {
+        let (in_a, in_b) = (probe.depth(ws, a, p), probe.depth(ws, b, p));
+        let a_point_in_b = if in_a >= 0.0 { in_b } else { f64::NEG_INFINITY };
+        let b_point_in_a = if in_b >= 0.0 { in_a } else { f64::NEG_INFINITY };
+        a_point_in_b.max(b_point_in_a) - motion(p)
+    };
     let mut dirs = Vec::with_capacity(14);
     for x in -1i32..=1 {
         for y in -1i32..=1 {
@@ -254,7 +262,7 @@ fn most_room(
             .map(|&d| add(p, scale(d, step)))
             .map(|q| (q, room(q)))
             .max_by(|x, y| x.1.total_cmp(&y.1))
-            .expect("26 directions");
+            .expect("14 directions");
         if r > best {
             (p, best) = (q, r);
         } else {
@@ -264,9 +272,9 @@ fn most_room(
     (p, best)
 }
 
-/// A box-search certificate: how many boxes, and the least room left over any box
-/// (common depth at its centre minus the motion bound), a common ball radius that holds at
-/// every configuration.
+/// A box-search certificate: how many boxes, and the least room left over any box (the
+/// depth of the shared point at its centre minus the motion bound): at every configuration
+/// a point of one link lies at least this deep inside the other.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoxCertificate {
     pub boxes: usize,

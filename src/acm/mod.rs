@@ -1,7 +1,7 @@
 //! The allowed-collision matrix, every exemption proven on the manifest's primitives:
-//! adjacent (structure), always (a common ball no joint can move, or one that a branch and
-//! bound over the joint limits keeps inside both links), never (branch and bound over the
-//! joint limits). SRDF rows are checked, never trusted; sampling only
+//! adjacent (structure), always (a common ball no joint can move, or a point of one link
+//! that a branch and bound over the joint limits keeps inside the other), never (branch and
+//! bound over the joint limits). SRDF rows are checked, never trusted; sampling only
 //! feeds the report.
 
 pub mod adjacency;
@@ -326,7 +326,7 @@ impl<'k> PairDecider<'k> {
                     )
                 {
                     return Verdict::Always(format!(
-                        "overlap at every configuration: branch and bound, {}, common ball >= {}",
+                        "overlap at every configuration: branch and bound, {}, shared point depth >= {}",
                         count_boxes(c.boxes),
                         small_length(c.min_room)
                     ));
