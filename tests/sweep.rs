@@ -197,6 +197,40 @@ fn the_committed_panda_misses_no_contact() {
 }
 
 #[test]
+fn always_rows_whose_meshes_come_apart_are_reported() {
+    common::site();
+    let g1 = common::repo().join("robots/g1_29dof/manifest.yaml");
+    let out = sweep_json(&g1, "2", "300", &[]);
+    let v = json_without_timing(&out);
+    let exempt = &v["always_exempt"];
+    // The knee and ankle-roll meshes are nested: they touch in every pose.
+    assert!(
+        exempt["touching_every_pose"].as_u64().unwrap() >= 2,
+        "{exempt}"
+    );
+    // The torso and shoulder-roll capsules overlap everywhere, their meshes only sometimes:
+    // the kernel, which never checks the exempt pair, does not see those contacts.
+    let apart = exempt["apart_in_some_poses"].as_array().unwrap();
+    for side in ["left", "right"] {
+        let link = format!("{side}_shoulder_roll_link");
+        let row = apart
+            .iter()
+            .find(|r| r["a"] == link.as_str() && r["b"] == "torso_link")
+            .unwrap_or_else(|| panic!("no {link} row in {exempt}"));
+        let n = row["contact_poses"].as_u64().unwrap();
+        assert!(n > 0 && n < 300, "{row}");
+    }
+    let text = String::from_utf8(
+        common::collide_ok(&["sweep", g1.to_str().unwrap(), "--poses", "300"]).stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("the kernel does not see their contacts"),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_human_table_names_every_set() {
     let (_dir, boxes) = lowered_two_boxes();
     let out = common::collide()

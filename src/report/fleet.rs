@@ -235,6 +235,9 @@ pub fn contacts_note(r: &SweepReport) -> String {
             names.join(", ")
         );
     }
+    if let Some(note) = render::always_exempt_note(r) {
+        let _ = write!(out, " {note}.");
+    }
     out
 }
 

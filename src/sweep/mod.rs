@@ -103,6 +103,9 @@ pub struct Prepared {
     pub meshes: BTreeMap<String, TriMesh>,
     /// Truth pieces by kernel link index (`None`: no primitives, never in a checked pair).
     pub truth: Vec<Option<TruthLink>>,
+    /// The pairs the ACM exempts as `always` (kernel link indices, both with truth): the
+    /// kernel never sees them, so the truth is asked how often their meshes really touch.
+    pub always_exempt: Vec<(usize, usize)>,
     pub warnings: Vec<String>,
 }
 
@@ -165,6 +168,17 @@ pub fn prepare(path: &Path, compare: &[Set], read: &ReadOptions) -> Result<Prepa
         truth[i] = Some(t);
     }
 
+    let always_exempt = m
+        .acm
+        .iter()
+        .filter(|row| row.reason == "always")
+        .filter_map(|row| {
+            let a = *fit_kernel.link_index.get(&row.a)?;
+            let b = *fit_kernel.link_index.get(&row.b)?;
+            (truth[a].is_some() && truth[b].is_some()).then_some((a, b))
+        })
+        .collect();
+
     let mut wanted: Vec<Set> = compare.to_vec();
     wanted.push(Set::Fit);
     wanted.sort();
@@ -199,6 +213,7 @@ pub fn prepare(path: &Path, compare: &[Set], read: &ReadOptions) -> Result<Prepa
         sets,
         meshes,
         truth,
+        always_exempt,
         warnings,
     })
 }
@@ -339,6 +354,12 @@ pub struct SweepReport {
     /// Checked pairs in truth contact in every pose (CAD-nested neighbours the ACM does not
     /// exempt: every pose is refused because of them, whatever the fit).
     pub always_touching: Vec<(String, String)>,
+    /// ACM rows exempt as `always` (proven on the primitives) whose meshes do not touch in
+    /// every pose: (a, b, poses with a truth contact), most first. The kernel does not see
+    /// these contacts; a tighter fit of the two links turns such a row into a checked pair.
+    pub always_exempt_apart: Vec<(String, String, usize)>,
+    /// ACM rows exempt as `always` whose meshes touch in every pose.
+    pub always_exempt_touching: usize,
     pub sets: Vec<SetReport>,
     pub missed: Vec<Missed>,
     /// Wall time of the pose loop (s).
@@ -360,6 +381,8 @@ impl SweepReport {
 struct PoseOut {
     /// Truth contacts: (pair, lower, upper, converged).
     contacts: Vec<(u32, f64, f64, bool)>,
+    /// Indices into `Prepared::always_exempt` of the exempt pairs whose meshes touch.
+    exempt_contacts: Vec<u32>,
     sets: Vec<SetPose>,
 }
 
@@ -490,12 +513,31 @@ impl Prepared {
                             contacts.push((k as u32, lower, upper, converged));
                         }
                     }
+                    let exempt_contacts = self
+                        .always_exempt
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &(a, b))| {
+                            let (Some(ta), Some(tb)) = (&self.truth[a], &self.truth[b]) else {
+                                return false;
+                            };
+                            matches!(
+                                truth::contact(ta, &place[a], tb, &place[b], margin),
+                                Contact::Touching { .. }
+                            )
+                        })
+                        .map(|(k, _)| k as u32)
+                        .collect();
                     for (s, ws) in sets.iter_mut().zip(wss.iter()) {
                         let d = ws.pair_distances();
                         s.contact_values = contacts.iter().map(|c| d[c.0 as usize]).collect();
                     }
                     bar.inc(1);
-                    PoseOut { contacts, sets }
+                    PoseOut {
+                        contacts,
+                        exempt_contacts,
+                        sets,
+                    }
                 },
             )
             .collect();
@@ -533,6 +575,23 @@ impl Prepared {
             .map(|(k, _)| pair_names(k))
             .collect();
         let top_contacts = top_pairs(&per_pair_contacts, &pair_names);
+        let mut exempt_touch = vec![0usize; self.always_exempt.len()];
+        for o in &outs {
+            for &k in &o.exempt_contacts {
+                exempt_touch[k as usize] += 1;
+            }
+        }
+        let always_exempt_touching = exempt_touch.iter().filter(|&&n| n == poses).count();
+        let mut always_exempt_apart: Vec<(String, String, usize)> = self
+            .always_exempt
+            .iter()
+            .zip(&exempt_touch)
+            .filter(|&(_, &n)| n < poses)
+            .map(|(&(a, b), &n)| (names[a].clone(), names[b].clone(), n))
+            .collect();
+        // The rows hiding the most contacts first.
+        always_exempt_apart
+            .sort_by(|x, y| y.2.cmp(&x.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
         let mut missed_list = Vec::new();
         let mut sets = Vec::new();
         for (si, s) in self.sets.iter().enumerate() {
@@ -642,6 +701,8 @@ impl Prepared {
             undecided,
             top_contacts,
             always_touching,
+            always_exempt_apart,
+            always_exempt_touching,
             sets,
             missed: missed_list,
             elapsed_s,

@@ -131,6 +131,9 @@ pub fn summary(r: &SweepReport) -> String {
                 .join(", ")
         );
     }
+    if let Some(note) = always_exempt_note(r) {
+        let _ = writeln!(out, "  {note}");
+    }
     if r.undecided > 0 {
         let _ = writeln!(
             out,
@@ -161,6 +164,42 @@ pub fn summary(r: &SweepReport) -> String {
         );
     }
     out
+}
+
+/// What the ACM's `always` rows hide, in one sentence: how many of them the meshes touch in
+/// every pose, and the others with their contact poses (the kernel sees none of these
+/// contacts). `None` when the ACM has no `always` row with truth geometry.
+pub fn always_exempt_note(r: &SweepReport) -> Option<String> {
+    let apart = &r.always_exempt_apart;
+    let total = r.always_exempt_touching + apart.len();
+    if total == 0 {
+        return None;
+    }
+    let mut note = format!(
+        "{total} ACM `always` row(s): the meshes touch in every pose for {}",
+        r.always_exempt_touching
+    );
+    if !apart.is_empty() {
+        let mut names: Vec<String> = apart
+            .iter()
+            .take(6)
+            .map(|(a, b, n)| {
+                format!(
+                    "{a}/{b} {n} ({:.0} %)",
+                    100.0 * *n as f64 / r.poses.max(1) as f64
+                )
+            })
+            .collect();
+        if apart.len() > 6 {
+            names.push(format!("+{} more", apart.len() - 6));
+        }
+        let _ = write!(
+            note,
+            "; the others are exempt on their primitives but their meshes do not touch in every pose, and the kernel does not see their contacts (poses with a truth contact): {}",
+            names.join(", ")
+        );
+    }
+    Some(note)
 }
 
 /// One missed contact, loudly, with the pose.
@@ -241,6 +280,10 @@ pub fn json(r: &SweepReport) -> serde_json::Value {
         "undecided": r.undecided,
         "top_contacts": r.top_contacts.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "poses": n})).collect::<Vec<_>>(),
         "always_touching": r.always_touching.iter().map(|(a, b)| serde_json::json!({"a": a, "b": b})).collect::<Vec<_>>(),
+        "always_exempt": {
+            "touching_every_pose": r.always_exempt_touching,
+            "apart_in_some_poses": r.always_exempt_apart.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "contact_poses": n})).collect::<Vec<_>>(),
+        },
         "sets": sets,
         "missed": missed,
         "warnings": r.warnings,
