@@ -272,6 +272,28 @@ fn most_room(
     (p, best)
 }
 
+/// Work the box search may spend on one pair, in depth-probe units (a capsule or a box
+/// costs one per point, a hull one per face plane): a pair of capsules and boxes gets
+/// [`MAX_BOXES`] boxes, a pair with a hull of a few hundred faces [`MIN_BOXES`]. A pair that
+/// comes apart is refused within a few boxes whatever the budget; the budget bounds the
+/// pairs that overlap everywhere but need fine boxes, and the ones the search cannot decide.
+const BOX_WORK: usize = 4 * MAX_BOXES;
+const MAX_BOXES: usize = 16_384;
+const MIN_BOXES: usize = 1_024;
+
+/// The most boxes the search may use for links `a` and `b` (see [`BOX_WORK`]).
+pub fn box_budget(probe: &DepthProbe, a: usize, b: usize) -> usize {
+    let cost: usize = [a, b]
+        .iter()
+        .flat_map(|&l| probe.primitives(l))
+        .map(|p| match p {
+            ProbePrim::Hull(Some(h)) => h.planes.len().max(1),
+            _ => 1,
+        })
+        .sum();
+    (BOX_WORK / cost.max(1)).clamp(MIN_BOXES, MAX_BOXES)
+}
+
 /// A box-search certificate: how many boxes, and the least room left over any box (the
 /// depth of the shared point at its centre minus the motion bound): at every configuration
 /// a point of one link lies at least this deep inside the other.

@@ -151,10 +151,6 @@ fn ordered(a: &str, b: &str) -> (String, String) {
     }
 }
 
-/// Boxes the "always" box search may use per pair: each box runs a common-point search, and a
-/// pair that comes apart is refused within a few boxes.
-const ALWAYS_BOX_BUDGET: usize = 1024;
-
 /// Distances refined exactly up to this far apart: the bounds need true distances, not
 /// the kernel's early "clear of the margin" answers.
 const EXACT_BAND_M: f64 = 100.0;
@@ -322,7 +318,7 @@ impl<'k> PairDecider<'k> {
                         (a, b),
                         &chain,
                         &self.base,
-                        self.budget.min(ALWAYS_BOX_BUDGET),
+                        self.budget.min(always::box_budget(&self.probe, a, b)),
                     )
                 {
                     return Verdict::Always(format!(
