@@ -223,11 +223,33 @@ fn best_on_line((o, d): (V3, V3), score: &dyn Fn(V3) -> f64) -> f64 {
 /// The point with the most room found at the pose in `ws`, and that room: the depth of a
 /// point of one link inside the other (the larger of the two ways round, each counted only
 /// where the point lies in the first link) minus `motion(p)`, evaluated exactly at the
-/// point. A pattern search from `start` (the deepest common point) over 14 directions, the
+/// point. A pattern search from `start` (the deepest common point) over [`PATTERN`], the
 /// step halved from 10 mm to 0.1 mm: a point of a small link deep inside a big one, or a
 /// point near the joint axes where the motion bound is small, certifies a bigger box. Any
 /// point will do for the proof (the room is evaluated, not estimated); the search only makes
 /// it larger.
+/// The pattern search's directions: the six axes and the eight diagonals, unit length, in
+/// `x`, `y`, `z` order from −1 to 1 (ties go to the last, so the order is part of the result).
+const PATTERN: [V3; 14] = {
+    const D: f64 = 0.577_350_269_189_625_8; // 1/√3, as 1.0 / 3f64.sqrt() rounds
+    [
+        [-D, -D, -D],
+        [-D, -D, D],
+        [-1.0, 0.0, 0.0],
+        [-D, D, -D],
+        [-D, D, D],
+        [0.0, -1.0, 0.0],
+        [0.0, 0.0, -1.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0],
+        [D, -D, -D],
+        [D, -D, D],
+        [1.0, 0.0, 0.0],
+        [D, D, -D],
+        [D, D, D],
+    ]
+};
+
 fn most_room(
     probe: &DepthProbe,
     ws: &Workspace,
@@ -241,23 +263,10 @@ fn most_room(
         let b_point_in_a = if in_b >= 0.0 { in_a } else { f64::NEG_INFINITY };
         a_point_in_b.max(b_point_in_a) - motion(p)
     };
-    let mut dirs = Vec::with_capacity(14);
-    for x in -1i32..=1 {
-        for y in -1i32..=1 {
-            for z in -1i32..=1 {
-                // The six axes and the eight diagonals.
-                let zeros = [x, y, z].iter().filter(|&&c| c == 0).count();
-                if zeros == 2 || zeros == 0 {
-                    let d = [x as f64, y as f64, z as f64];
-                    dirs.push(scale(d, 1.0 / norm(d)));
-                }
-            }
-        }
-    }
     let (mut p, mut best) = (start, room(start));
     let mut step = 0.01;
     while step >= 1e-4 {
-        let (q, r) = dirs
+        let (q, r) = PATTERN
             .iter()
             .map(|&d| add(p, scale(d, step)))
             .map(|q| (q, room(q)))
@@ -345,17 +354,40 @@ pub fn certify_by_boxes(
         }
         // Split the dof that moves the witness most: the bound it would lose without it.
         let full = motion(&half, point);
-        let at = (0..n)
-            .max_by(|&i, &j| {
-                let without = |k: usize| {
-                    let mut h = half.clone();
-                    h[k] = 0.0;
-                    full - motion(&h, point)
-                };
-                without(i).total_cmp(&without(j)).then(j.cmp(&i))
+        let loss: Vec<f64> = (0..n)
+            .map(|k| {
+                let mut h = half.clone();
+                h[k] = 0.0;
+                full - motion(&h, point)
             })
+            .collect();
+        let at = (0..n)
+            .max_by(|&i, &j| loss[i].total_cmp(&loss[j]).then(j.cmp(&i)))
             .expect("n > 0");
         queue.extend(PairChain::halve(lo, hi, at));
     }
     Some(BoxCertificate { boxes, min_room })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PATTERN;
+    use crate::kernel::vec3::{norm, scale};
+
+    #[test]
+    fn the_pattern_is_the_unit_axes_and_diagonals_in_loop_order() {
+        let mut want = Vec::new();
+        for x in -1i32..=1 {
+            for y in -1i32..=1 {
+                for z in -1i32..=1 {
+                    let zeros = [x, y, z].iter().filter(|&&c| c == 0).count();
+                    if zeros == 2 || zeros == 0 {
+                        let d = [x as f64, y as f64, z as f64];
+                        want.push(scale(d, 1.0 / norm(d)));
+                    }
+                }
+            }
+        }
+        assert_eq!(PATTERN.to_vec(), want);
+    }
 }
