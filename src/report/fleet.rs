@@ -219,15 +219,7 @@ pub fn contacts_note(r: &SweepReport) -> String {
         out = format!("Most truth contacts (poses): {}.", pairs.join(", "));
     }
     if !r.always_touching.is_empty() {
-        let mut names: Vec<String> = r
-            .always_touching
-            .iter()
-            .take(6)
-            .map(|(a, b)| format!("{a}/{b}"))
-            .collect();
-        if r.always_touching.len() > 6 {
-            names.push(format!("+{} more", r.always_touching.len() - 6));
-        }
+        let names = render::first_few(&r.always_touching, 6, |(a, b)| format!("{a}/{b}"));
         let _ = write!(
             out,
             " {} checked pair(s) touch in every pose, so every pose is refused whatever the fit (not exempted by the ACM): {}.",

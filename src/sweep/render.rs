@@ -13,21 +13,23 @@ pub fn primitives_cell(s: &SetReport) -> String {
     format!("{} ({})", s.primitives, kinds.join(", "))
 }
 
+/// The first `shown` items, each through `show`, then `+N more` for the rest.
+pub fn first_few<T>(items: &[T], shown: usize, show: impl Fn(&T) -> String) -> Vec<String> {
+    let mut out: Vec<String> = items.iter().take(shown).map(show).collect();
+    if items.len() > shown {
+        out.push(format!("+{} more", items.len() - shown));
+    }
+    out
+}
+
 /// `clear`, or `trips: a/b -2.5 mm; c/d ...` (at most three pairs named).
 pub fn rest_cell(s: &SetReport) -> String {
     if s.rest.clear {
         return "clear".into();
     }
-    let mut parts: Vec<String> = s
-        .rest
-        .contacts
-        .iter()
-        .take(3)
-        .map(|(a, b, d)| format!("{a}/{b} {} mm", mm(*d)))
-        .collect();
-    if s.rest.contacts.len() > 3 {
-        parts.push(format!("+{} more", s.rest.contacts.len() - 3));
-    }
+    let parts = first_few(&s.rest.contacts, 3, |(a, b, d)| {
+        format!("{a}/{b} {} mm", mm(*d))
+    });
     if parts.is_empty() {
         "trips".into()
     } else {
@@ -180,19 +182,12 @@ pub fn always_exempt_note(r: &SweepReport) -> Option<String> {
         r.always_exempt_touching
     );
     if !apart.is_empty() {
-        let mut names: Vec<String> = apart
-            .iter()
-            .take(6)
-            .map(|(a, b, n)| {
-                format!(
-                    "{a}/{b} {n} ({:.0} %)",
-                    100.0 * *n as f64 / r.poses.max(1) as f64
-                )
-            })
-            .collect();
-        if apart.len() > 6 {
-            names.push(format!("+{} more", apart.len() - 6));
-        }
+        let names = first_few(apart, 6, |(a, b, n)| {
+            format!(
+                "{a}/{b} {n} ({:.0} %)",
+                100.0 * *n as f64 / r.poses.max(1) as f64
+            )
+        });
         let _ = write!(
             note,
             "; the others are exempt on their primitives but their meshes do not touch in every pose, and the kernel does not see their contacts (poses with a truth contact): {}",
