@@ -499,34 +499,30 @@ impl Prepared {
                         let (rot, pos) = ws.link_pose(li);
                         *p = Placement { rot, pos };
                     }
+                    // The truth on links `a`, `b` at this pose (`None`: a link without geometry).
+                    let truth_contact = |a: usize, b: usize| match (&self.truth[a], &self.truth[b])
+                    {
+                        (Some(ta), Some(tb)) => {
+                            Some(truth::contact(ta, &place[a], tb, &place[b], margin))
+                        }
+                        _ => None,
+                    };
                     let mut contacts = Vec::new();
                     for (k, &(a, b)) in pairs.iter().enumerate() {
-                        let (Some(ta), Some(tb)) = (&self.truth[a], &self.truth[b]) else {
-                            continue;
-                        };
-                        if let Contact::Touching {
+                        if let Some(Contact::Touching {
                             lower,
                             upper,
                             converged,
-                        } = truth::contact(ta, &place[a], tb, &place[b], margin)
+                        }) = truth_contact(a, b)
                         {
                             contacts.push((k as u32, lower, upper, converged));
                         }
                     }
-                    let exempt_contacts = self
-                        .always_exempt
-                        .iter()
-                        .enumerate()
-                        .filter(|&(_, &(a, b))| {
-                            let (Some(ta), Some(tb)) = (&self.truth[a], &self.truth[b]) else {
-                                return false;
-                            };
-                            matches!(
-                                truth::contact(ta, &place[a], tb, &place[b], margin),
-                                Contact::Touching { .. }
-                            )
+                    let exempt_contacts = (0..self.always_exempt.len() as u32)
+                        .filter(|&k| {
+                            let (a, b) = self.always_exempt[k as usize];
+                            matches!(truth_contact(a, b), Some(Contact::Touching { .. }))
                         })
-                        .map(|(k, _)| k as u32)
                         .collect();
                     for (s, ws) in sets.iter_mut().zip(wss.iter()) {
                         let d = ws.pair_distances();
