@@ -179,34 +179,35 @@ pub fn prepare(path: &Path, compare: &[Set], read: &ReadOptions) -> Result<Prepa
         })
         .collect();
 
-    let mut wanted: Vec<Set> = compare.to_vec();
-    wanted.push(Set::Fit);
+    let mut wanted: Vec<Set> = compare.iter().copied().filter(|&s| s != Set::Fit).collect();
     wanted.sort();
     wanted.dedup();
     let mut sets = Vec::new();
     for set in wanted {
-        let (manifest, kernel) = if set == Set::Fit {
-            (m.clone(), load_kernel(&m)?)
-        } else {
-            let alt = alternative(&m, &meshes, set)?;
-            let k = load_kernel(&alt)?;
-            if k.model.checked_pairs() != fit_kernel.model.checked_pairs()
-                || k.link_names != fit_kernel.link_names
-            {
-                return Err(Error::check(format!(
-                    "{}: the {} set checks other pairs than the manifest (internal error)",
-                    path.display(),
-                    set.as_str()
-                )));
-            }
-            (alt, k)
-        };
+        let alt = alternative(&m, &meshes, set)?;
+        let kernel = load_kernel(&alt)?;
+        if kernel.model.checked_pairs() != fit_kernel.model.checked_pairs()
+            || kernel.link_names != fit_kernel.link_names
+        {
+            return Err(Error::check(format!(
+                "{}: the {} set checks other pairs than the manifest (internal error)",
+                path.display(),
+                set.as_str()
+            )));
+        }
         sets.push(SetModel {
             set,
-            manifest,
+            manifest: alt,
             kernel,
         });
     }
+    // The fit set runs on the kernel already loaded from the manifest.
+    sets.push(SetModel {
+        set: Set::Fit,
+        manifest: m.clone(),
+        kernel: fit_kernel,
+    });
+    sets.sort_by_key(|s| s.set);
     Ok(Prepared {
         path: path.to_path_buf(),
         manifest: m,
