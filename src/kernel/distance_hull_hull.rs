@@ -101,17 +101,11 @@ mod tests {
     use super::*;
     use crate::kernel::dop26::dop_of_points;
     use crate::kernel::shapes::Hull;
+    use crate::kernel::shapes::UNIT_OCTAHEDRON;
     use crate::kernel::vec3::{IDENTITY, rot_from_rpy};
 
     fn octa() -> (Hull, Dop26, Obb) {
-        let pts = [
-            [1.0, 0.0, 0.0],
-            [-1.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0],
-            [0.0, -1.0, 0.0],
-            [0.0, 0.0, 1.0],
-            [0.0, 0.0, -1.0],
-        ];
+        let pts = UNIT_OCTAHEDRON;
         (
             Hull::from_points(&pts),
             Dop26::new(dop_of_points(&pts)),

@@ -280,6 +280,7 @@ pub fn dop_of_points(points_box_frame: &[V3]) -> [f64; 26] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::shapes::UNIT_OCTAHEDRON;
     use crate::kernel::vec3::{IDENTITY, norm, rot_from_rpy};
 
     fn box_dop(h: V3) -> [f64; 26] {
@@ -330,14 +331,7 @@ mod tests {
     #[test]
     fn chamber_bound_over_estimates_an_octahedron() {
         // Octahedron |x|+|y|+|z| <= 1: true support is max |v_i|.
-        let pts = [
-            [1.0, 0.0, 0.0],
-            [-1.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0],
-            [0.0, -1.0, 0.0],
-            [0.0, 0.0, 1.0],
-            [0.0, 0.0, -1.0],
-        ];
+        let pts = UNIT_OCTAHEDRON;
         let dop = Dop26::new(dop_of_points(&pts));
         let vs: [V3; 3] = [[1.0, 0.5, 0.25], [-0.2, 0.7, -0.7], [1.0, 1.0, 1.0]];
         for v in vs {
@@ -379,14 +373,7 @@ mod tests {
 
     #[test]
     fn octahedra_corner_to_corner_bound_is_tight() {
-        let pts = [
-            [1.0, 0.0, 0.0],
-            [-1.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0],
-            [0.0, -1.0, 0.0],
-            [0.0, 0.0, 1.0],
-            [0.0, 0.0, -1.0],
-        ];
+        let pts = UNIT_OCTAHEDRON;
         let dop = Dop26::new(dop_of_points(&pts));
         let b0 = Obb {
             center: [0.0; 3],

@@ -210,22 +210,11 @@ pub fn sweep_grid(r: &SweepReport) -> Grid {
 /// What the truth's own contacts say, in one sentence (empty when there is none).
 pub fn contacts_note(r: &SweepReport) -> String {
     let mut out = String::new();
-    if !r.top_contacts.is_empty() {
-        let pairs: Vec<String> = r
-            .top_contacts
-            .iter()
-            .map(|(a, b, n)| format!("{a}/{b} {n}"))
-            .collect();
-        out = format!("Most truth contacts (poses): {}.", pairs.join(", "));
+    if let Some(pairs) = render::top_contacts_text(r) {
+        out = format!("Most truth contacts (poses): {pairs}.");
     }
-    if !r.always_touching.is_empty() {
-        let names = render::first_few(&r.always_touching, 6, |(a, b)| format!("{a}/{b}"));
-        let _ = write!(
-            out,
-            " {} checked pair(s) touch in every pose, so every pose is refused whatever the fit (not exempted by the ACM): {}.",
-            r.always_touching.len(),
-            names.join(", ")
-        );
+    if let Some(text) = render::always_touching_text(r, 6) {
+        let _ = write!(out, " {text}.");
     }
     if let Some(note) = render::always_exempt_note(r) {
         let _ = write!(out, " {note}.");

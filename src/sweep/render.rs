@@ -22,6 +22,33 @@ pub fn first_few<T>(items: &[T], shown: usize, show: impl Fn(&T) -> String) -> V
     out
 }
 
+/// The pairs with the most truth contacts, `a/b 12, c/d 9` (`None` when there is none).
+pub fn top_contacts_text(r: &SweepReport) -> Option<String> {
+    if r.top_contacts.is_empty() {
+        return None;
+    }
+    let pairs: Vec<String> = r
+        .top_contacts
+        .iter()
+        .map(|(a, b, n)| format!("{a}/{b} {n}"))
+        .collect();
+    Some(pairs.join(", "))
+}
+
+/// The checked pairs touching in every pose, in one sentence without its full stop, at
+/// most `shown` of them named (`None` when there is none).
+pub fn always_touching_text(r: &SweepReport, shown: usize) -> Option<String> {
+    if r.always_touching.is_empty() {
+        return None;
+    }
+    let names = first_few(&r.always_touching, shown, |(a, b)| format!("{a}/{b}"));
+    Some(format!(
+        "{} checked pair(s) touch in every pose, so every pose is refused whatever the fit (not exempted by the ACM): {}",
+        r.always_touching.len(),
+        names.join(", ")
+    ))
+}
+
 /// `clear`, or `trips: a/b -2.5 mm; c/d ...` (at most three pairs named).
 pub fn rest_cell(s: &SetReport) -> String {
     if s.rest.clear {
@@ -113,25 +140,11 @@ pub fn summary(r: &SweepReport) -> String {
             "  {link}: split among {pieces} primitives ({cut} triangles cut)"
         );
     }
-    if !r.top_contacts.is_empty() {
-        let pairs: Vec<String> = r
-            .top_contacts
-            .iter()
-            .map(|(a, b, n)| format!("{a}/{b} {n}"))
-            .collect();
-        let _ = writeln!(out, "  most truth contacts: {}", pairs.join(", "));
+    if let Some(pairs) = top_contacts_text(r) {
+        let _ = writeln!(out, "  most truth contacts: {pairs}");
     }
-    if !r.always_touching.is_empty() {
-        let _ = writeln!(
-            out,
-            "  {} checked pair(s) touch in every pose, so every pose is refused whatever the fit (an ACM matter): {}",
-            r.always_touching.len(),
-            r.always_touching
-                .iter()
-                .map(|(a, b)| format!("{a}/{b}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+    if let Some(text) = always_touching_text(r, usize::MAX) {
+        let _ = writeln!(out, "  {text}");
     }
     if let Some(note) = always_exempt_note(r) {
         let _ = writeln!(out, "  {note}");
