@@ -99,13 +99,12 @@ pub fn tight_tight(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::dop26::dop_of_points;
+    use crate::kernel::dop26::{dop_of_points, unit_octahedron};
     use crate::kernel::shapes::Hull;
-    use crate::kernel::shapes::UNIT_OCTAHEDRON;
     use crate::kernel::vec3::{IDENTITY, rot_from_rpy};
 
     fn octa() -> (Hull, Dop26, Obb) {
-        let pts = UNIT_OCTAHEDRON;
+        let pts = unit_octahedron();
         (
             Hull::from_points(&pts),
             Dop26::new(dop_of_points(&pts)),

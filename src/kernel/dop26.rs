@@ -44,6 +44,13 @@ const S3: f64 = 1.732_050_807_568_877_2;
 const INV_S2: f64 = std::f64::consts::FRAC_1_SQRT_2;
 const INV_S3: f64 = 0.577_350_269_189_625_8;
 
+/// The vertices of the octahedron `|x| + |y| + |z| <= 1`, for hand-computed test cases: the
+/// first six directions (the ± axes).
+#[cfg(test)]
+pub(crate) fn unit_octahedron() -> [V3; 6] {
+    DIRECTIONS[..6].try_into().expect("six directions")
+}
+
 /// The 26 unit directions, in the documented order.
 pub const DIRECTIONS: [V3; 26] = {
     let a = INV_S2;
@@ -280,7 +287,6 @@ pub fn dop_of_points(points_box_frame: &[V3]) -> [f64; 26] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::shapes::UNIT_OCTAHEDRON;
     use crate::kernel::vec3::{IDENTITY, norm, rot_from_rpy};
 
     fn box_dop(h: V3) -> [f64; 26] {
@@ -331,7 +337,7 @@ mod tests {
     #[test]
     fn chamber_bound_over_estimates_an_octahedron() {
         // Octahedron |x|+|y|+|z| <= 1: true support is max |v_i|.
-        let pts = UNIT_OCTAHEDRON;
+        let pts = unit_octahedron();
         let dop = Dop26::new(dop_of_points(&pts));
         let vs: [V3; 3] = [[1.0, 0.5, 0.25], [-0.2, 0.7, -0.7], [1.0, 1.0, 1.0]];
         for v in vs {
@@ -373,7 +379,7 @@ mod tests {
 
     #[test]
     fn octahedra_corner_to_corner_bound_is_tight() {
-        let pts = UNIT_OCTAHEDRON;
+        let pts = unit_octahedron();
         let dop = Dop26::new(dop_of_points(&pts));
         let b0 = Obb {
             center: [0.0; 3],

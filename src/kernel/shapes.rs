@@ -84,17 +84,6 @@ impl Hull {
     }
 }
 
-/// The octahedron `|x| + |y| + |z| <= 1` by its vertices, for hand-computed test cases.
-#[cfg(test)]
-pub(crate) const UNIT_OCTAHEDRON: [V3; 6] = [
-    [1.0, 0.0, 0.0],
-    [-1.0, 0.0, 0.0],
-    [0.0, 1.0, 0.0],
-    [0.0, -1.0, 0.0],
-    [0.0, 0.0, 1.0],
-    [0.0, 0.0, -1.0],
-];
-
 /// A convex solid described by its support map.
 pub trait SupportMap {
     /// A point `p` of the solid maximising `d · p`, and an id for it (see [`Self::vertex`]).
