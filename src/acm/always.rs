@@ -220,14 +220,6 @@ fn best_on_line((o, d): (V3, V3), score: &dyn Fn(V3) -> f64) -> f64 {
     best.0.max(score(at(0.5 * (lo + hi))))
 }
 
-/// The point with the most room found at the pose in `ws`, and that room: the depth of a
-/// point of one link inside the other (the larger of the two ways round, each counted only
-/// where the point lies in the first link) minus `motion(p)`, evaluated exactly at the
-/// point. A pattern search from `start` (the deepest common point) over [`PATTERN`], the
-/// step halved from 10 mm to 0.1 mm: a point of a small link deep inside a big one, or a
-/// point near the joint axes where the motion bound is small, certifies a bigger box. Any
-/// point will do for the proof (the room is evaluated, not estimated); the search only makes
-/// it larger.
 /// The pattern search's directions: the six axes and the eight diagonals, unit length, in
 /// `x`, `y`, `z` order from −1 to 1 (ties go to the last, so the order is part of the result).
 const PATTERN: [V3; 14] = {
@@ -250,6 +242,14 @@ const PATTERN: [V3; 14] = {
     ]
 };
 
+/// The point with the most room found at the pose in `ws`, and that room: the depth of a
+/// point of one link inside the other (the larger of the two ways round, each counted only
+/// where the point lies in the first link) minus `motion(p)`, evaluated exactly at the
+/// point. A pattern search from `start` (the deepest common point) over [`PATTERN`], the
+/// step halved from 10 mm to 0.1 mm: a point of a small link deep inside a big one, or a
+/// point near the joint axes where the motion bound is small, certifies a bigger box. Any
+/// point will do for the proof (the room is evaluated, not estimated); the search only makes
+/// it larger.
 fn most_room(
     probe: &DepthProbe,
     ws: &Workspace,

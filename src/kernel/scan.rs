@@ -12,12 +12,13 @@
 //! Paths: AVX2 + FMA on x86-64 when the CPU has both (detected at run time, std only): one
 //! pass stores every product and the maximum of each group of sixteen; a second pass finds
 //! the first group holding the overall maximum (a bit mask built in a fixed number of steps,
-//! so there is no data-dependent exit to mispredict) and compares only that group's products. Otherwise a scalar loop with
-//! four interleaved lanes (`f64::mul_add`, exact in software where the CPU lacks FMA).
-//! Measured on the development machine and not kept: a single pass carrying indices by blend
-//! (1.5× slower inside GJK), group maxima without stored products (recomputing the found
-//! group sits on GJK's serial chain: 1.3× slower), an `f32` pre-filter with a rigorous error bound and an `f64`
-//! recheck of the candidates (no faster), AVX-512 (slower).
+//! so there is no data-dependent exit to mispredict) and compares only that group's
+//! products. Otherwise a scalar loop with four interleaved lanes (`f64::mul_add`, exact in
+//! software where the CPU lacks FMA). Measured on the development machine and not kept: a
+//! single pass carrying indices by blend (1.5× slower inside GJK), group maxima without
+//! stored products (recomputing the found group sits on GJK's serial chain: 1.3× slower), an
+//! `f32` pre-filter with a rigorous error bound and an `f64` recheck of the candidates
+//! (slower), AVX-512 (slower inside GJK; see docs/kernel.md).
 
 use super::shapes::HullPoints;
 use super::vec3::V3;
