@@ -164,10 +164,15 @@ fn sweep_json(
     cmd.env("RAYON_NUM_THREADS", threads).output().unwrap()
 }
 
+/// A committed robot's manifest (`robots/NAME/manifest.yaml`), its robot installed.
+fn committed_manifest(name: &str) -> PathBuf {
+    common::site();
+    common::repo().join(format!("robots/{name}/manifest.yaml"))
+}
+
 #[test]
 fn the_same_json_on_one_and_two_threads() {
-    common::site();
-    let panda = common::repo().join("robots/franka_panda/manifest.yaml");
+    let panda = committed_manifest("franka_panda");
     let one = json_without_timing(&sweep_json(&panda, "1", "400", &["single-capsule"]));
     let two = json_without_timing(&sweep_json(&panda, "2", "400", &["single-capsule"]));
     assert_eq!(one, two);
@@ -181,8 +186,7 @@ fn the_same_json_on_one_and_two_threads() {
 
 #[test]
 fn the_committed_panda_misses_no_contact() {
-    common::site();
-    let panda = common::repo().join("robots/franka_panda/manifest.yaml");
+    let panda = committed_manifest("franka_panda");
     let out = sweep_json(&panda, "2", "3000", &[]);
     let v = json_without_timing(&out);
     assert_eq!(v["poses"], 3000);
@@ -198,8 +202,7 @@ fn the_committed_panda_misses_no_contact() {
 
 #[test]
 fn always_rows_whose_meshes_come_apart_are_reported() {
-    common::site();
-    let g1 = common::repo().join("robots/g1_29dof/manifest.yaml");
+    let g1 = committed_manifest("g1_29dof");
     let out = sweep_json(&g1, "2", "300", &[]);
     let v = json_without_timing(&out);
     let exempt = &v["always_exempt"];
