@@ -290,7 +290,7 @@ const BOX_WORK: usize = 4 * MAX_BOXES;
 const MAX_BOXES: usize = 16_384;
 const MIN_BOXES: usize = 1_024;
 
-/// The most boxes the search may use for links `a` and `b` (see [`BOX_WORK`]).
+/// The most boxes the search may use for links `a` and `b` (see `BOX_WORK`).
 pub fn box_budget(probe: &DepthProbe, a: usize, b: usize) -> usize {
     let cost: usize = [a, b]
         .iter()
