@@ -350,13 +350,8 @@ mod tests {
     #[test]
     fn chamber_bound_never_under_estimates_a_cloud() {
         // Random clouds and directions, with many ties and zeros (coarse grid values).
-        let mut st = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            st ^= st << 13;
-            st ^= st >> 7;
-            st ^= st << 17;
-            ((st >> 40) % 11) as f64 * 0.2 - 1.0
-        };
+        let mut rng = crate::kernel::XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut next = || ((rng.next_u64() >> 40) % 11) as f64 * 0.2 - 1.0;
         for _ in 0..2000 {
             let n = 1 + (next() + 1.0) as usize * 3;
             let pts: Vec<V3> = (0..n)

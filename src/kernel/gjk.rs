@@ -664,13 +664,8 @@ mod tests {
     fn newest_point_regions_agree_with_the_general_routine() {
         // Simplices built as GJK builds them: each new point brings the simplex strictly
         // nearer to the origin (w · v < v · v), so its nearest point gives it a weight.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut uniform = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut rng = crate::kernel::XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut uniform = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
         let (mut fast, mut total) = (0, 0);
         for _ in 0..20_000 {
             let mut s = Simplex {

@@ -37,3 +37,17 @@ pub use model::{
     Acm, BoxShape, Joint, JointKind, Link, MAX_HULL_VERTICES, Mimic, Model, Primitive,
     TightGeometry,
 };
+
+/// Deterministic values for the kernel's unit tests, without a dependency.
+#[cfg(test)]
+pub(crate) struct XorShift(pub u64);
+
+#[cfg(test)]
+impl XorShift {
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}

@@ -308,13 +308,8 @@ mod tests {
     #[test]
     fn simd_paths_equal_the_scalar_reference_bit_for_bit() {
         // Deterministic pseudo-random clouds with many exact ties (values on a coarse grid).
-        let mut s = 0x1234_5678_9abc_def1u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            ((s >> 40) % 9) as f64 * 0.25 - 1.0
-        };
+        let mut rng = crate::kernel::XorShift(0x1234_5678_9abc_def1);
+        let mut next = || ((rng.next_u64() >> 40) % 9) as f64 * 0.25 - 1.0;
         for n in [1usize, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 152, 320] {
             for _ in 0..200 {
                 let mut xs: Vec<f64> = (0..n).map(|_| next()).collect();
