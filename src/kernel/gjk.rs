@@ -150,11 +150,9 @@ impl Simplex {
         let pts = [a, b, c, d];
         let ad = sub(d, a);
         let vol = dot(sub(b, a), cross(sub(c, a), ad));
-        let scale_ = norm2(sub(b, a)).max(norm2(sub(c, a))).max(norm2(ad));
-        // |vol| <= 1e-14 · scale^1.5, squared (no square root on the GJK step's path).
-        let thr2 = 1e-28 * scale_ * scale_ * scale_;
+        let size2 = norm2(sub(b, a)).max(norm2(sub(c, a))).max(norm2(ad));
         // NaN counts as degenerate (all faces are then examined).
-        let degenerate = vol.is_nan() || thr2.is_nan() || vol * vol <= thr2;
+        let degenerate = flat_tetrahedron(vol, size2);
         let faces = if degenerate { 4 } else { 3 };
         let mut best_vv = f64::INFINITY;
         let mut best: Option<(V3, TriKeep, [usize; 3])> = None;
@@ -183,6 +181,15 @@ impl Simplex {
             }
         }
     }
+}
+
+/// Whether a tetrahedron of (6 ×) signed volume `vol` and longest squared edge from its base
+/// point `size2` is flat: `|vol| <= 1e-14 · size^1.5`, tested squared (no square root on the
+/// GJK step's path). NaN counts as flat.
+#[inline(always)]
+fn flat_tetrahedron(vol: f64, size2: f64) -> bool {
+    let bound = 1e-28 * size2 * size2 * size2;
+    vol.is_nan() || bound.is_nan() || vol * vol <= bound
 }
 
 /// `a` when `c`, else `b`: a select the compiler can emit without a branch.
@@ -229,7 +236,7 @@ fn triangle_with_newest(a: V3, b: V3, c: V3) -> (V3, f64, usize, bool) {
 }
 
 /// Per region of [`triangle_with_newest`]: how many points are kept, and their positions
-/// in the triangle.
+/// in the triangle (ascending, as [`Simplex::keep`] needs).
 const TRIANGLE_KEEP: [(usize, [usize; 3]); 4] = [
     (1, [2, 0, 0]),
     (2, [0, 2, 0]),
@@ -240,18 +247,6 @@ const TRIANGLE_KEEP: [(usize, [usize; 3]); 4] = [
 const TETRA_FACES: [[usize; 3]; 3] = [[0, 1, 3], [1, 2, 3], [0, 2, 3]];
 
 impl Simplex {
-    /// Keeps the first `n` of the points at positions `idx`.
-    #[inline(always)]
-    fn keep_positions(&mut self, n: usize, idx: [usize; 3]) {
-        let (p, ia, ib) = (self.p, self.ia, self.ib);
-        for k in 0..3 {
-            self.p[k] = p[idx[k]];
-            self.ia[k] = ia[idx[k]];
-            self.ib[k] = ib[idx[k]];
-        }
-        self.n = n;
-    }
-
     /// The nearest point as `(u, den)` (the point is `u / den`), looking only at regions
     /// that hold the newest point, and reducing the simplex to that region; `None` when the
     /// simplex is degenerate or the tests disagree (rounding), for the general routine.
@@ -285,7 +280,7 @@ impl Simplex {
                 } else {
                     (1, [1, 0, 0])
                 };
-                self.keep_positions(n, idx);
+                self.keep(&idx[..n]);
                 Some((u, den))
             }
             3 => {
@@ -294,7 +289,7 @@ impl Simplex {
                     return None;
                 }
                 let (n, idx) = TRIANGLE_KEEP[region];
-                self.keep_positions(n, idx);
+                self.keep(&idx[..n]);
                 Some((u, den))
             }
             _ => {
@@ -305,10 +300,7 @@ impl Simplex {
                 let n_bcd = cross(db, dc);
                 let n_acd = cross(dc, da);
                 let vol = dot(n_abd, dc);
-                let size2 = norm2(da).max(norm2(db)).max(norm2(dc));
-                // The general routine's degeneracy test (|vol| <= 1e-14 · size^1.5), squared.
-                let bound = 1e-28 * size2 * size2 * size2;
-                if vol.is_nan() || bound.is_nan() || vol * vol <= bound {
+                if flat_tetrahedron(vol, norm2(da).max(norm2(db)).max(norm2(dc))) {
                     return None;
                 }
                 // A face sees the origin when the origin and the opposite vertex lie on
@@ -353,7 +345,7 @@ impl Simplex {
                 let (u, den, region, _) = faces[best];
                 let face = TETRA_FACES[best];
                 let (n, idx) = TRIANGLE_KEEP[region];
-                self.keep_positions(n, [face[idx[0]], face[idx[1]], face[idx[2]]]);
+                self.keep(&[face[idx[0]], face[idx[1]], face[idx[2]]][..n]);
                 Some((u, den))
             }
         }
