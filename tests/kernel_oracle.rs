@@ -336,7 +336,7 @@ fn check_gjk(
     if g.converged && u > 0.0 {
         prop_assert!(
             lower >= u - offset - TOL_GJK,
-            "{name}: {lower:e} below the oracle {u:e}"
+            "{name}: {lower:e} below the oracle {u:e} {g:?}"
         );
         record(name, (lower - (u - offset)).abs());
     }

@@ -39,6 +39,7 @@ use super::distance_hull_hull::{TightPosed, tight_tight};
 use super::gjk::Witness;
 use super::model::{Model, PrimKind};
 use super::shapes::{Capsule, HullPoints, Obb, PosedHull};
+use super::support_table;
 use super::vec3::{Iso, Mat3, V3, norm2, sub};
 
 /// A primitive placed in the world frame by [`Model::fk`].
@@ -306,7 +307,13 @@ impl Model {
     fn tight_posed<'a>(&'a self, obb: &Obb, prim: usize, link_pose: &[Iso]) -> TightPosed<'a> {
         let p = &self.prims[prim];
         match &p.kind {
-            PrimKind::Tight { dop, off, len, .. } => {
+            PrimKind::Tight {
+                dop,
+                off,
+                len,
+                table,
+                ..
+            } => {
                 let dop = &self.dops[*dop as usize];
                 let pose = &link_pose[p.link];
                 TightPosed {
@@ -317,6 +324,7 @@ impl Model {
                             x: &self.hx[*off..*off + *len],
                             y: &self.hy[*off..*off + *len],
                             z: &self.hz[*off..*off + *len],
+                            table: &self.tables[*table..*table + support_table::CELLS],
                         },
                         rot: pose.rot,
                         pos: pose.pos,

@@ -14,9 +14,9 @@
 
 use super::distance_box_box::box_box_sat;
 use super::dop26::{Dop26, dop_dop_lower_bound};
-use super::gjk::{self, Cso, GjkResult, Witness, gjk_cso, in_frame_of};
+use super::gjk::{self, Cso, Difference, GjkResult, Witness, gjk_cso, in_frame_of};
 use super::scan::argmax_dot2;
-use super::shapes::{HullPoints, Obb, PosedHull, SupportMap};
+use super::shapes::{HullPoints, Obb, PosedHull};
 use super::vec3::{V3, mul_mtv, neg, sub};
 
 /// A refined link placed in the common frame: its box, its DOP (box frame) and its hull.
@@ -49,9 +49,20 @@ impl Cso for HullDifference<'_> {
         (self.point(ia, ib), ia, ib)
     }
 
+    // The rest as for any two solids.
     #[inline(always)]
     fn point(&self, ia: u32, ib: u32) -> V3 {
-        sub(self.a.vertex(ia), self.b.vertex(ib))
+        Difference(&self.a, &self.b).point(ia, ib)
+    }
+
+    #[inline(always)]
+    fn has_proposals(&self) -> bool {
+        Difference(&self.a, &self.b).has_proposals()
+    }
+
+    #[inline(always)]
+    fn proposal(&self, d: V3) -> (V3, u32, u32) {
+        Difference(&self.a, &self.b).proposal(d)
     }
 }
 
@@ -101,7 +112,7 @@ mod tests {
     use super::*;
     use crate::kernel::dop26::{dop_of_points, unit_octahedron};
     use crate::kernel::shapes::Hull;
-    use crate::kernel::vec3::{IDENTITY, rot_from_rpy};
+    use crate::kernel::vec3::{IDENTITY, mul_mv, rot_from_rpy};
 
     fn octa() -> (Hull, Dop26, Obb) {
         let pts = unit_octahedron();
@@ -167,5 +178,80 @@ mod tests {
         let full = tight_tight(&a, &b, 10.0, None);
         assert!(full >= s1 && full <= g.upper + 1e-12);
         assert!((full - g.upper).abs() < 1e-9);
+    }
+
+    #[test]
+    fn proposals_leave_every_answer_as_full_scans_give_it() {
+        // Random hull pairs, separated, touching at a vertex, and overlapping: GJK with
+        // support tables against the same GJK with the tables removed (full scans from the
+        // first step). Same converged values, and far fewer full scans.
+        let mut rng = crate::kernel::XorShift(0x7ab1_e5ca_1100_0001);
+        let mut uniform = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+        let (mut scans_with, mut scans_without, mut kinds) = (0, 0, [0; 3]);
+        for case in 0..3000 {
+            let cloud = |n: usize, u: &mut dyn FnMut() -> f64| -> Vec<V3> {
+                (0..n)
+                    .map(|_| [0.1 * u(), 0.06 * u(), 0.04 * u()])
+                    .collect()
+            };
+            let (pa, pb) = (cloud(20 + case % 60, &mut uniform), cloud(40, &mut uniform));
+            let (ha, mut hb) = (Hull::from_points(&pa), Hull::from_points(&pb));
+            let rot = rot_from_rpy([3.0 * uniform(), 3.0 * uniform(), 3.0 * uniform()]);
+            let mut pos = [0.15 * uniform(), 0.15 * uniform(), 0.15 * uniform()];
+            let touching = case % 3 == 0;
+            if touching {
+                // b's lowest vertex along a random u placed on a's highest: the plane normal
+                // to u through that point separates them, so they touch there.
+                let u = [uniform(), uniform(), uniform()];
+                let along = |p: V3| crate::kernel::vec3::dot(p, u);
+                let top = |p: &&V3, q: &&V3| along(**p).total_cmp(&along(**q));
+                let sa = *pa.iter().max_by(top).unwrap();
+                let placed: Vec<V3> = pb.iter().map(|p| mul_mv(&rot, *p)).collect();
+                let sb = *placed.iter().min_by(top).unwrap();
+                pos = sub(sa, sb);
+            }
+            let a = ha.posed(IDENTITY, [0.0; 3]);
+            let with = hull_hull_gjk(&a, &hb.posed(rot, pos), pos, None);
+            let tables = std::mem::take(&mut hb.table);
+            let mut ha_plain = ha.clone();
+            ha_plain.table.clear();
+            let plain = hull_hull_gjk(
+                &ha_plain.posed(IDENTITY, [0.0; 3]),
+                &hb.posed(rot, pos),
+                pos,
+                None,
+            );
+            hb.table = tables;
+            assert!(with.converged && plain.converged, "{with:?} {plain:?}");
+            assert!(with.proposals > 0 && plain.proposals == 0);
+            if touching {
+                // The exact value is 0, from both.
+                kinds[2] += 1;
+                assert!(
+                    with.lower.abs() < 1e-9 && plain.lower.abs() < 1e-9,
+                    "{with:?}"
+                );
+            } else if plain.upper > 0.0 {
+                kinds[0] += 1;
+                assert!(
+                    (with.lower - plain.lower).abs() < 1e-9,
+                    "{with:?} {plain:?}"
+                );
+            } else {
+                // Overlapping: a bound at or below 0 from both.
+                kinds[1] += 1;
+                assert!(
+                    with.lower <= 0.0 && plain.lower <= 0.0,
+                    "{with:?} {plain:?}"
+                );
+            }
+            scans_with += with.iterations;
+            scans_without += plain.iterations;
+        }
+        assert!(kinds.iter().all(|&k| k > 100), "{kinds:?}");
+        assert!(
+            2 * scans_with < scans_without,
+            "{scans_with} vs {scans_without}"
+        );
     }
 }

@@ -12,7 +12,8 @@
 //!   [`distance_capsule_capsule`] (exact), [`distance_box_capsule`] (exact, closed form),
 //!   [`distance_box_box`] (15-axis SAT lower bound, cube-specialised SAT, GJK refinement),
 //!   [`distance_hull_hull`] (26-DOP + box SAT stage 1, GJK stage 2),
-//!   [`distance_hull_capsule`], [`distance_hull_box`], with [`gjk`] and [`dop26`].
+//!   [`distance_hull_capsule`], [`distance_hull_box`], with [`gjk`], [`dop26`] and each
+//!   hull's [`support_table`] (points GJK proposes before it scans).
 //!
 //! Units: metres and radians. See `docs/kernel.md` for the semantics, the proofs of
 //! conservativeness and the measured speed.
@@ -30,6 +31,7 @@ pub mod gjk;
 pub mod model;
 pub mod scan;
 pub mod shapes;
+pub mod support_table;
 pub mod vec3;
 
 pub use check::{CheckResult, CheckStats, Workspace};

@@ -11,7 +11,8 @@
 
 use super::distance_hull_box::box_dop;
 use super::dop26::{DIRECTIONS, Dop26};
-use super::shapes::Obb;
+use super::shapes::{HullPoints, Obb};
+use super::support_table;
 use super::vec3::{
     Iso, Mat3, V3, det, dot, finite, mul_mtv, norm, orthonormality_error, rot_from_rpy, scale, sub,
 };
@@ -249,6 +250,8 @@ pub(crate) enum PrimKind {
         dop: u32,
         off: usize,
         len: usize,
+        /// Start of its support table in `Model::tables`.
+        table: usize,
     },
 }
 
@@ -289,6 +292,8 @@ pub struct Model {
     pub(crate) hx: Vec<f64>,
     pub(crate) hy: Vec<f64>,
     pub(crate) hz: Vec<f64>,
+    /// Support tables of the tight primitives' hulls, [`support_table::CELLS`] each.
+    pub(crate) tables: Vec<u16>,
     checked_pairs: Vec<(usize, usize)>,
     pub(crate) pair_ranges: Vec<(u32, u32)>,
     pub(crate) prim_pairs: Vec<PrimPair>,
@@ -491,6 +496,7 @@ impl Model {
             hy.push(v[1]);
             hz.push(v[2]);
         }
+        let mut tables: Vec<u16> = Vec::new();
         for (i, l) in links.iter().enumerate() {
             for (k, p) in l.primitives.iter().enumerate() {
                 let what = format!("link {i} '{}' primitive {k}", l.name);
@@ -587,6 +593,17 @@ impl Model {
                                 },
                                 off: t.hull_offset,
                                 len: t.hull_len,
+                                table: {
+                                    let (a, b) = (t.hull_offset, t.hull_offset + t.hull_len);
+                                    let pts = HullPoints {
+                                        x: &hx[a..b],
+                                        y: &hy[a..b],
+                                        z: &hz[a..b],
+                                        table: &[],
+                                    };
+                                    tables.extend(support_table::build(&pts));
+                                    tables.len() - support_table::CELLS
+                                },
                             },
                             sphere_c: obb.center,
                             sphere_r: radius,
@@ -665,6 +682,7 @@ impl Model {
             hx,
             hy,
             hz,
+            tables,
             checked_pairs,
             pair_ranges,
             prim_pairs,

@@ -337,6 +337,7 @@ mod tests {
                     x: &xs,
                     y: &ys,
                     z: &zs,
+                    table: &[],
                 };
                 assert_eq!(argmax_dot(&p, d), want);
                 // The paired scan gives each cloud's own answer.

@@ -5,6 +5,7 @@
 //! furthest along a direction together with a small integer id naming that point, so that a
 //! GJK witness simplex can be rebuilt later from ids alone (warm start).
 
+use super::support_table;
 use super::vec3::{Mat3, V3, add, axpy, dot, mul_mtm, mul_mtv, mul_mv, sub};
 
 /// A capsule: the points within `radius` of the segment `a`–`b`.
@@ -34,12 +35,14 @@ pub struct Segment {
 
 /// A point cloud in structure-of-arrays layout; the solid is its convex hull.
 ///
-/// The slices must have equal lengths and at least one point.
+/// The slices must have equal lengths and at least one point. `table` is the cloud's
+/// [`support_table`] ([`support_table::CELLS`] entries) or empty; it only speeds GJK up.
 #[derive(Clone, Copy, Debug)]
 pub struct HullPoints<'a> {
     pub x: &'a [f64],
     pub y: &'a [f64],
     pub z: &'a [f64],
+    pub table: &'a [u16],
 }
 
 /// A point cloud placed by a rigid transform: `rot · p + pos` for every stored `p`.
@@ -50,21 +53,28 @@ pub struct PosedHull<'a> {
     pub pos: V3,
 }
 
-/// Owned structure-of-arrays point storage, for tests, benches and stand-alone use.
+/// Owned structure-of-arrays point storage with its support table, for tests, benches and
+/// stand-alone use.
 #[derive(Clone, Debug, Default)]
 pub struct Hull {
     pub x: Vec<f64>,
     pub y: Vec<f64>,
     pub z: Vec<f64>,
+    pub table: Vec<u16>,
 }
 
 impl Hull {
     pub fn from_points(points: &[V3]) -> Hull {
-        Hull {
+        let mut h = Hull {
             x: points.iter().map(|p| p[0]).collect(),
             y: points.iter().map(|p| p[1]).collect(),
             z: points.iter().map(|p| p[2]).collect(),
+            table: Vec::new(),
+        };
+        if !points.is_empty() {
+            h.table = support_table::build(&h.points());
         }
+        h
     }
 
     pub fn points(&self) -> HullPoints<'_> {
@@ -72,6 +82,7 @@ impl Hull {
             x: &self.x,
             y: &self.y,
             z: &self.z,
+            table: &self.table,
         }
     }
 
@@ -92,6 +103,18 @@ pub trait SupportMap {
     fn vertex(&self, id: u32) -> V3;
     /// A point inside the solid, used to seed the search direction.
     fn center(&self) -> V3;
+    /// Whether [`Self::proposal`] is cheaper than [`Self::support`] (a hull with a support
+    /// table), so that GJK should propose points before it scans.
+    #[inline(always)]
+    fn has_table(&self) -> bool {
+        false
+    }
+    /// A vertex near the support along `d`, and its id, found cheaply. GJK uses it only to
+    /// propose simplex points, never for a bound. Without a table: the support itself.
+    #[inline(always)]
+    fn proposal(&self, d: V3) -> (V3, u32) {
+        self.support(d)
+    }
 }
 
 impl SupportMap for Obb {
@@ -178,6 +201,17 @@ impl SupportMap for PosedHull<'_> {
         // The first point is inside the hull; good enough to seed a direction.
         self.vertex(0)
     }
+
+    #[inline(always)]
+    fn has_table(&self) -> bool {
+        self.pts.has_table()
+    }
+
+    #[inline(always)]
+    fn proposal(&self, d: V3) -> (V3, u32) {
+        let i = self.pts.proposed_index(mul_mtv(&self.rot, d));
+        (self.vertex(i), i)
+    }
 }
 
 impl SupportMap for HullPoints<'_> {
@@ -196,6 +230,29 @@ impl SupportMap for HullPoints<'_> {
     #[inline(always)]
     fn center(&self) -> V3 {
         self.vertex(0)
+    }
+
+    #[inline(always)]
+    fn has_table(&self) -> bool {
+        self.table.len() == support_table::CELLS
+    }
+
+    #[inline(always)]
+    fn proposal(&self, d: V3) -> (V3, u32) {
+        let i = self.proposed_index(d);
+        (self.vertex(i), i)
+    }
+}
+
+impl HullPoints<'_> {
+    /// The table's vertex for direction `d` (the scan's answer when there is no table).
+    #[inline(always)]
+    pub fn proposed_index(&self, d: V3) -> u32 {
+        if self.has_table() {
+            u32::from(self.table[support_table::cell(d)])
+        } else {
+            argmax_dot(self, d) as u32
+        }
     }
 }
 
