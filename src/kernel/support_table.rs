@@ -5,16 +5,17 @@
 //! a proposal is a real vertex, so it gives a real point of `A − B` and can only lower the
 //! simplex's distance (an upper estimate), never a bound. Every lower bound still comes from
 //! a full linear scan ([`super::scan`]), so a poor entry costs iterations, never soundness.
-//! Measured on the bench's 152-vertex hulls: with proposals a cold query needs 1.7 full
+//! Measured on the bench's 152-vertex hulls: with proposals a cold query needs 1.5 full
 //! scans instead of 9 (docs/kernel.md).
 
 use super::scan::argmax_dot;
 use super::shapes::HullPoints;
 use super::vec3::V3;
 
-/// Cells along a cube face's edge: 16 (3 KB per hull) gave 1.7 full scans per cold query
-/// on the bench; 8 gave 2.6, 32 gave 1.3 at four times the memory.
-pub const EDGE: usize = 16;
+/// Cells along a cube face's edge. 24 (6.9 KB per hull) gave 1.48 full scans per cold query
+/// on the bench's 152-vertex hulls and 2.17 on the Panda's; 16 (3 KB) gave 1.73 and 2.56, 32
+/// (12 KB) 1.38 and 2.04.
+pub const EDGE: usize = 24;
 /// Cells in a table.
 pub const CELLS: usize = 6 * EDGE * EDGE;
 
