@@ -238,6 +238,9 @@ fn record(name: &'static str, dev: f64) {
     }
 }
 
+/// Prints the records named `prefix…`. The `zz_*_report` tests call it; they sort last, but
+/// only `--test-threads=1` makes them run after every property test (in parallel runs a
+/// report can print while the slow hull tests are still recording).
 fn report(prefix: &str) {
     let g = MAX_DEV.lock().unwrap();
     for (n, d, c) in g.iter().filter(|e| e.0.starts_with(prefix)) {
