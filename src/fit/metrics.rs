@@ -198,7 +198,7 @@ pub fn union_volume(prims: &[Primitive], samples: usize, seed: u64) -> f64 {
 
 /// Metrics of a written primitive set against the link hull (`hull_support`
 /// holds `h_hull(u)` for each of `dirs`). Figures are exact here; rounding to
-/// the written 4 decimals happens in [`Metrics::written`].
+/// the written 4 decimals happens in `Metrics::written`.
 pub fn measure(
     prims: &[Primitive],
     dirs: &[V3],
