@@ -37,8 +37,8 @@ use super::distance_hull_box::tight_box;
 use super::distance_hull_capsule::tight_capsule;
 use super::distance_hull_hull::{TightPosed, tight_tight};
 use super::gjk::Witness;
-use super::model::{Model, PrimKind};
-use super::shapes::{Capsule, HullPoints, Obb, PosedHull};
+use super::model::{Model, PrimKind, hull_points};
+use super::shapes::{Capsule, Obb, PosedHull};
 use super::support_table;
 use super::vec3::{Iso, Mat3, V3, norm2, sub};
 
@@ -320,12 +320,11 @@ impl Model {
                     obb: *obb,
                     dop,
                     hull: PosedHull {
-                        pts: HullPoints {
-                            x: &self.hx[*off..*off + *len],
-                            y: &self.hy[*off..*off + *len],
-                            z: &self.hz[*off..*off + *len],
-                            table: &self.tables[*table..*table + support_table::CELLS],
-                        },
+                        pts: hull_points(
+                            [&self.hx, &self.hy, &self.hz],
+                            *off..*off + *len,
+                            &self.tables[*table..*table + support_table::CELLS],
+                        ),
                         rot: pose.rot,
                         pos: pose.pos,
                     },

@@ -195,7 +195,7 @@ mod tests {
                     .collect()
             };
             let (pa, pb) = (cloud(20 + case % 60, &mut uniform), cloud(40, &mut uniform));
-            let (ha, mut hb) = (Hull::from_points(&pa), Hull::from_points(&pb));
+            let (ha, hb) = (Hull::from_points(&pa), Hull::from_points(&pb));
             let rot = rot_from_rpy([3.0 * uniform(), 3.0 * uniform(), 3.0 * uniform()]);
             let mut pos = [0.15 * uniform(), 0.15 * uniform(), 0.15 * uniform()];
             let touching = case % 3 == 0;
@@ -212,16 +212,17 @@ mod tests {
             }
             let a = ha.posed(IDENTITY, [0.0; 3]);
             let with = hull_hull_gjk(&a, &hb.posed(rot, pos), pos, None);
-            let tables = std::mem::take(&mut hb.table);
-            let mut ha_plain = ha.clone();
-            ha_plain.table.clear();
+            let without_table = |h: &Hull| Hull {
+                table: Vec::new(),
+                ..h.clone()
+            };
+            let (ha_plain, hb_plain) = (without_table(&ha), without_table(&hb));
             let plain = hull_hull_gjk(
                 &ha_plain.posed(IDENTITY, [0.0; 3]),
-                &hb.posed(rot, pos),
+                &hb_plain.posed(rot, pos),
                 pos,
                 None,
             );
-            hb.table = tables;
             assert!(with.converged && plain.converged, "{with:?} {plain:?}");
             assert!(with.proposals > 0 && plain.proposals == 0);
             if touching {

@@ -42,7 +42,7 @@
 //! `1e-16 ×` the coordinate magnitudes), nothing else.
 
 use super::shapes::{PosedHull, SupportMap};
-use super::vec3::{V3, add, cross, dot, mul_mtv, mul_mv, neg, norm2, scale, sub};
+use super::vec3::{V3, add, cross, dot, mul_mtv, mul_mv, neg, norm2, scale, select, sub};
 
 /// Support-query cap used by the kernel.
 pub const MAX_ITER: u32 = 24;
@@ -177,14 +177,6 @@ impl Simplex {
     #[inline(always)]
     fn closest_tetra(&mut self, all_faces: bool) -> V3 {
         let [a, b, c, d] = self.p;
-        // Faces holding the newest point `d`, each with the vertex opposite to it; the old
-        // face `abc` last, examined only for a degenerate or rebuilt tetrahedron.
-        const FACES: [([usize; 3], usize); 4] = [
-            ([0, 1, 3], 2),
-            ([0, 2, 3], 1),
-            ([1, 2, 3], 0),
-            ([0, 1, 2], 3),
-        ];
         let pts = [a, b, c, d];
         let ad = sub(d, a);
         let vol = dot(sub(b, a), cross(sub(c, a), ad));
@@ -194,7 +186,8 @@ impl Simplex {
         let faces = if degenerate || all_faces { 4 } else { 3 };
         let mut best_vv = f64::INFINITY;
         let mut best: Option<(V3, TriKeep, [usize; 3])> = None;
-        for &(f, opp) in &FACES[..faces] {
+        // The old face `abc` (last) only for a degenerate or rebuilt tetrahedron.
+        for &(f, opp) in &FACES_WITH_OPPOSITE[..faces] {
             let (p0, p1, p2) = (pts[f[0]], pts[f[1]], pts[f[2]]);
             let n = cross(sub(p1, p0), sub(p2, p0));
             let side_o = -dot(n, p0);
@@ -221,16 +214,20 @@ impl Simplex {
     }
 }
 
+/// A tetrahedron's faces, each with the vertex opposite to it: first the three holding the
+/// newest point (position 3), then the old face `abc`, which GJK's own step never needs.
+const FACES_WITH_OPPOSITE: [([usize; 3], usize); 4] = [
+    ([0, 1, 3], 2),
+    ([0, 2, 3], 1),
+    ([1, 2, 3], 0),
+    ([0, 1, 2], 3),
+];
+
 /// How far the origin lies inside the tetrahedron `p`: the least distance from it to a face
 /// plane (0 or less when it is on or outside a face, or the tetrahedron is flat).
 fn origin_depth_in_tetrahedron(p: &[V3; 4]) -> f64 {
     let mut depth = f64::INFINITY;
-    for (f, opp) in [
-        ([0, 1, 2], 3),
-        ([0, 1, 3], 2),
-        ([0, 2, 3], 1),
-        ([1, 2, 3], 0),
-    ] {
+    for (f, opp) in FACES_WITH_OPPOSITE {
         let n = cross(sub(p[f[1]], p[f[0]]), sub(p[f[2]], p[f[0]]));
         let len = norm2(n).sqrt();
         // Positive when the origin is on the opposite vertex's side of the face plane.
@@ -248,12 +245,6 @@ fn origin_depth_in_tetrahedron(p: &[V3; 4]) -> f64 {
 fn flat_tetrahedron(vol: f64, size2: f64) -> bool {
     let bound = 1e-28 * size2 * size2 * size2;
     vol.is_nan() || bound.is_nan() || vol * vol <= bound
-}
-
-/// `a` when `c`, else `b`: a select the compiler can emit without a branch.
-#[inline(always)]
-fn select(c: bool, a: f64, b: f64) -> f64 {
-    if c { a } else { b }
 }
 
 /// Nearest point to the origin of triangle `a b c` among the regions holding the newest

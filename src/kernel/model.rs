@@ -300,6 +300,21 @@ pub struct Model {
     pub(crate) n_slots: usize,
 }
 
+/// The vertices `range` of the flat coordinate arrays `xyz` as one hull, with its table.
+#[inline(always)]
+pub(crate) fn hull_points<'a>(
+    xyz: [&'a [f64]; 3],
+    range: std::ops::Range<usize>,
+    table: &'a [u16],
+) -> HullPoints<'a> {
+    HullPoints {
+        x: &xyz[0][range.clone()],
+        y: &xyz[1][range.clone()],
+        z: &xyz[2][range],
+        table,
+    }
+}
+
 fn fin(v: f64) -> bool {
     v.is_finite()
 }
@@ -594,13 +609,8 @@ impl Model {
                                 off: t.hull_offset,
                                 len: t.hull_len,
                                 table: {
-                                    let (a, b) = (t.hull_offset, t.hull_offset + t.hull_len);
-                                    let pts = HullPoints {
-                                        x: &hx[a..b],
-                                        y: &hy[a..b],
-                                        z: &hz[a..b],
-                                        table: &[],
-                                    };
+                                    let range = t.hull_offset..t.hull_offset + t.hull_len;
+                                    let pts = hull_points([&hx, &hy, &hz], range, &[]);
                                     tables.extend(support_table::build(&pts));
                                     tables.len() - support_table::CELLS
                                 },

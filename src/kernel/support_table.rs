@@ -10,7 +10,7 @@
 
 use super::scan::argmax_dot;
 use super::shapes::HullPoints;
-use super::vec3::V3;
+use super::vec3::{V3, select};
 
 /// Cells along a cube face's edge. 24 (6.9 KB per hull) gave 1.48 full scans per cold query
 /// on the bench's 152-vertex hulls and 2.17 on the Panda's; 16 (3 KB) gave 1.73 and 2.56, 32
@@ -47,14 +47,6 @@ pub fn cell(d: V3) -> usize {
         unsafe { g.to_int_unchecked::<u32>() as usize }
     };
     (face * EDGE + grid(u)) * EDGE + grid(v)
-}
-
-/// `a` when `c`, else `b`, without a branch.
-#[inline(always)]
-fn select(c: bool, a: f64, b: f64) -> f64 {
-    f64::from_bits(
-        (a.to_bits() & (c as u64).wrapping_neg()) | (b.to_bits() & (!c as u64).wrapping_neg()),
-    )
 }
 
 /// The centre direction of cell `c` (not normalised).

@@ -16,6 +16,15 @@ pub type Mat3 = [[f64; 3]; 3];
 /// The identity matrix.
 pub const IDENTITY: Mat3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
+/// `a` when `c`, else `b`, without a branch (callers on GJK's serial chain and in the
+/// support-table lookup, where a mispredicted branch costs more than both operands).
+#[inline(always)]
+pub fn select(c: bool, a: f64, b: f64) -> f64 {
+    f64::from_bits(
+        (a.to_bits() & (c as u64).wrapping_neg()) | (b.to_bits() & (!c as u64).wrapping_neg()),
+    )
+}
+
 #[inline(always)]
 pub fn add(a: V3, b: V3) -> V3 {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
