@@ -115,6 +115,7 @@ fn sample() -> Manifest {
             sha256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef".into(),
         }],
         headroom_m: 0.001,
+        hull_headroom_m: 0.0,
         margin_m: 0.0,
         rest_pose: RestPose {
             q: JointValues(vec![

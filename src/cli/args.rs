@@ -114,9 +114,12 @@ pub struct LowerArgs {
     /// Let --write replace fits that stand further off their hull than the existing ones.
     #[arg(long)]
     pub allow_loosen: bool,
-    /// Clearance every primitive keeps around every vertex, in metres.
+    /// Clearance capsules, chains and plain boxes keep around every vertex, in metres.
     #[arg(long, value_name = "M", default_value_t = 0.001)]
     pub headroom: f64,
+    /// Clearance tight hulls keep, in metres (0: the exact hull, written at 1 µm).
+    #[arg(long, value_name = "M", default_value_t = 0.0)]
+    pub hull_headroom: f64,
     /// Print the per-link table as JSON instead.
     #[arg(long)]
     pub json: bool,

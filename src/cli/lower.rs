@@ -14,15 +14,20 @@ use std::path::{Path, PathBuf};
 const LOOSEN_TOLERANCE_M: f64 = 1e-4;
 
 pub fn run(args: LowerArgs) -> Result<i32> {
-    if !(args.headroom.is_finite() && args.headroom >= 0.0) {
-        return Err(Error::input(format!(
-            "--headroom {} must be a finite number >= 0",
-            args.headroom
-        )));
+    for (flag, value) in [
+        ("--headroom", args.headroom),
+        ("--hull-headroom", args.hull_headroom),
+    ] {
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(Error::input(format!(
+                "{flag} {value} must be a finite number >= 0"
+            )));
+        }
     }
     let options = LowerOptions {
         fit: FitOptions {
             headroom: args.headroom,
+            hull_headroom: args.hull_headroom,
             ..FitOptions::default()
         },
         tight: TightLinks::parse(&args.tight_link)?,

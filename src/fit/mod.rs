@@ -12,6 +12,7 @@
 //! give bit-identical output.
 
 pub mod choice;
+pub mod decompose;
 pub mod metrics;
 pub mod proof;
 pub mod rounding;
@@ -31,8 +32,12 @@ pub use tight::TightSlabInfo;
 /// Fitting options; `Default` is the defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitOptions {
-    /// Clearance every primitive keeps around every vertex (m), default 0.001.
+    /// Clearance capsules, chains and plain boxes keep around every vertex
+    /// (m), default 0.001.
     pub headroom: f64,
+    /// Clearance a tight piece (box + 26-DOP + hull) keeps (m), default 0:
+    /// the exact hull, grown only by what rounding its vertices to 1 µm needs.
+    pub hull_headroom: f64,
     /// Directions of the protrusion metrics (Fibonacci sphere), default 1024.
     pub directions: usize,
     /// Monte-Carlo samples for the volume of a union, default 50 000 (split
@@ -51,6 +56,7 @@ impl Default for FitOptions {
     fn default() -> Self {
         FitOptions {
             headroom: 0.001,
+            hull_headroom: 0.0,
             directions: 1024,
             mc_samples: 50_000,
             seed: 0x5eed_c011_1de0_0001,
@@ -267,8 +273,10 @@ struct Context<'a> {
 
 impl<'a> Context<'a> {
     fn new(mesh: &'a TriMesh, opts: &'a FitOptions) -> Result<Self, FitError> {
-        if !(opts.headroom.is_finite() && opts.headroom >= 0.0) {
-            return Err(FitError::BadHeadroom(opts.headroom));
+        for h in [opts.headroom, opts.hull_headroom] {
+            if !(h.is_finite() && h >= 0.0) {
+                return Err(FitError::BadHeadroom(h));
+            }
         }
         proof::validate_mesh(mesh)?;
         let hull = Hull::new(&mesh.vertices);
@@ -292,11 +300,15 @@ impl<'a> Context<'a> {
     ) -> Result<(Candidate, Proof), FitError> {
         proof::check_written(&primitives)?;
         let mut p = prove(self.mesh, &primitives, cuts.as_ref())?;
+        let headroom = match kind {
+            Kind::BoxHull { .. } => self.opts.hull_headroom,
+            _ => self.opts.headroom,
+        };
         // Every construction keeps the headroom; a shortfall is a fitter bug.
-        if p.min_margin_m < self.opts.headroom * (1.0 - 1e-9) {
+        if p.min_margin_m < headroom * (1.0 - 1e-9) {
             return Err(FitError::Internal(format!(
-                "{kind}: achieved margin {:.6e} m is below the headroom {} m",
-                p.min_margin_m, self.opts.headroom
+                "{kind}: achieved margin {:.6e} m is below the headroom {headroom} m",
+                p.min_margin_m
             )));
         }
         p.min_margin_m = floor4(p.min_margin_m);
@@ -449,55 +461,46 @@ pub fn evaluate(
     Ok((m.written(), p))
 }
 
-/// Tight geometry for a link: box + 26-DOP + hull (at most 320 vertices), on
-/// the whole link (`slabs == 1`) or on `slabs` pieces cut at the planes of
-/// least total hull volume (see [`tight`]). Proven: mesh within hull within
-/// DOP within box, per slab, on the written values.
-pub fn fit_tight(mesh: &TriMesh, slabs: usize, opts: &FitOptions) -> Result<LinkFit, FitError> {
-    if slabs == 0 {
-        return Err(FitError::BadSlabs(slabs));
+/// Tight geometry for a link: box + 26-DOP + exact hull (at most 320
+/// vertices), on the whole link (`max_pieces == 1`) or on at most
+/// `max_pieces` pieces of its convex decomposition ([`decompose`]). Proven:
+/// mesh within the union of the hulls, each hull within its DOP within its
+/// box, on the written values.
+pub fn fit_tight(
+    mesh: &TriMesh,
+    max_pieces: usize,
+    opts: &FitOptions,
+) -> Result<LinkFit, FitError> {
+    if max_pieces == 0 || max_pieces > decompose::PIECE_BUDGET {
+        return Err(FitError::BadSlabs(max_pieces));
     }
     let ctx = Context::new(mesh, opts)?;
+    let pieces = if max_pieces > 1 {
+        decompose::decompose(mesh, max_pieces)?
+    } else {
+        vec![mesh.clone()]
+    };
     let mut notes = Vec::new();
-    let mut cuts: Option<Cuts> = None;
-    let mut pieces: Vec<Vec<V3>> = vec![mesh.vertices.clone()];
-    if slabs > 1 {
-        let bx = obb::fit_obb(&ctx.hull, opts.headroom).ok_or(FitError::Empty)?;
-        let axes = [
-            v3::col(&bx.rot, 0),
-            v3::col(&bx.rot, 1),
-            v3::col(&bx.rot, 2),
-        ];
-        match tight::best_cuts(mesh, axes, slabs).and_then(|c| rounding::written_cuts(&c)) {
-            Some(mut c) => {
-                let p = chain::slab_points_nonempty(mesh, &mut c);
-                if p.len() < slabs {
-                    notes.push(format!(
-                        "{} of {slabs} slabs were empty and merged",
-                        slabs - p.len()
-                    ));
-                }
-                pieces = p;
-                cuts = Some(c);
-            }
-            None => notes.push(format!(
-                "{slabs} slabs requested, but the link has no extent to cut: one slab"
-            )),
-        }
+    if max_pieces > 1 && pieces.len() < max_pieces {
+        notes.push(format!(
+            "{} of at most {max_pieces} pieces: no further cut removes {:.0} % of the hull volume",
+            pieces.len(),
+            decompose::MIN_GAIN * 100.0
+        ));
     }
     let mut prims = Vec::with_capacity(pieces.len());
     let mut infos = Vec::with_capacity(pieces.len());
-    for pts in &pieces {
-        let (t, info) = tight::tight_piece(pts, opts, &ctx.dirs)?;
+    for piece in &pieces {
+        let (t, info) = tight::tight_piece(&piece.vertices, opts, &ctx.dirs)?;
         prims.push(Primitive::TightBox(t));
         infos.push(info);
     }
     let kind = Kind::BoxHull { slabs: prims.len() };
-    let (c, p) = ctx.candidate(kind, prims, cuts)?;
+    let (c, p) = ctx.candidate(kind, prims, None)?;
     Ok(LinkFit {
         choice: kind,
         primitives: c.primitives.clone(),
-        cuts: c.cuts.clone(),
+        cuts: None,
         metrics: c.metrics,
         proof: p,
         vertices: mesh.vertices.len(),

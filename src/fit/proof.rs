@@ -324,11 +324,13 @@ fn subdivide(tri: [V3; 3], checkers: &[Checker]) -> Result<(usize, f64), (V3, f6
     Ok((count, margin))
 }
 
-/// Every number of every primitive is on the 4-decimal grid (what a reader
-/// parses back is bit-identical to what was proven).
+/// Every number of every primitive is on the 4-decimal grid, hull vertices on
+/// the 6-decimal one (what a reader parses back is bit-identical to what was
+/// proven).
 pub fn check_written(primitives: &[Primitive]) -> Result<(), FitError> {
-    use super::rounding::round4;
+    use super::rounding::{round4, round6};
     let on_grid = |xs: &[f64]| xs.iter().all(|x| *x == round4(*x));
+    let on_hull_grid = |xs: &[f64]| xs.iter().all(|x| *x == round6(*x));
     for (i, p) in primitives.iter().enumerate() {
         let ok = match p {
             Primitive::Capsule(c) => on_grid(&c.a) && on_grid(&c.b) && on_grid(&[c.radius]),
@@ -338,13 +340,13 @@ pub fn check_written(primitives: &[Primitive]) -> Result<(), FitError> {
                     && on_grid(&t.bbox.rpy)
                     && on_grid(&t.bbox.half_extents)
                     && on_grid(&t.dop26)
-                    && t.hull.iter().all(|w| on_grid(w))
+                    && t.hull.iter().all(|w| on_hull_grid(w))
             }
         };
         if !ok {
             return Err(FitError::InvalidPrimitive {
                 primitive: i,
-                reason: "a value is not on the 4-decimal grid".into(),
+                reason: "a value is not on its written grid (4 decimals; hull vertices 6)".into(),
             });
         }
     }

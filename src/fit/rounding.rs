@@ -23,6 +23,11 @@ use crate::geom::v3::{self, M3, V3};
 
 /// The written resolution.
 pub const QUANTUM: f64 = 1e-4;
+/// The written resolution of tight hull vertices (1 µm): finer than the other
+/// numbers, so an exact hull needs almost no padding to survive rounding.
+pub const HULL_QUANTUM: f64 = 1e-6;
+/// [`ROUND_SLACK`] at the hull resolution.
+pub const HULL_ROUND_SLACK: f64 = 0.5e-6 * 1.732_050_807_568_877_2 + 1e-9;
 /// How far rounding each coordinate to the nearest grid value can move a point
 /// (half a quantum per axis, times √3), plus a nanometre for arithmetic.
 pub const ROUND_SLACK: f64 = 0.5e-4 * 1.732_050_807_568_877_2 + 1e-9;
@@ -54,6 +59,18 @@ pub fn ceil4(x: f64) -> f64 {
 /// Largest grid value `<= x`.
 pub fn floor4(x: f64) -> f64 {
     -ceil4(-x) + 0.0
+}
+
+/// Nearest value on the hull grid (6 decimals), never `-0.0`: `k / 10^6`,
+/// exactly what parsing the written text gives back.
+#[inline]
+pub fn round6(x: f64) -> f64 {
+    let v = (x * 1e6).round() / 1e6;
+    if v == 0.0 { 0.0 } else { v }
+}
+
+pub fn round6_v(v: V3) -> V3 {
+    [round6(v[0]), round6(v[1]), round6(v[2])]
 }
 
 pub fn round4_v(v: V3) -> V3 {

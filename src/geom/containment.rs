@@ -38,9 +38,10 @@ pub fn triangle_depth(tri: &[V3], depth: impl Fn(V3) -> f64) -> f64 {
 
 /// Facet planes of `conv(W)` for a vertex list `W`.
 ///
-/// When every coordinate of `W` is on the written 4-decimal grid (what a
-/// manifest holds), the hull is computed *exactly*: coordinates become
-/// integers `k` with `x = k / 10^4`, and an incremental hull decides every
+/// When every coordinate of `W` is on the written 6-decimal grid (what a
+/// manifest holds: hull vertices at 1 µm, everything else at 0.1 mm, which is
+/// on the finer grid too), the hull is computed *exactly*: coordinates become
+/// integers `k` with `x = k / 10^6`, and an incremental hull decides every
 /// orientation with exact `i128` determinants, so its facets are exactly the
 /// boundary of `conv(W)` (coplanar facets triangulated). Each facet's unit
 /// normal `n` is then taken to f64 and its offset is the exact support
@@ -57,7 +58,7 @@ pub struct HullPlanes {
     pub planes: Vec<(V3, f64)>,
 }
 
-/// Largest grid index accepted for the exact path (coordinates up to ~100 km).
+/// Largest grid index accepted for the exact path (coordinates up to ~1 km).
 const GRID_LIMIT: f64 = (1u64 << 30) as f64;
 
 fn on_grid(w: &[V3]) -> Option<Vec<[i64; 3]>> {
@@ -65,8 +66,8 @@ fn on_grid(w: &[V3]) -> Option<Vec<[i64; 3]>> {
         .map(|p| {
             let mut k = [0i64; 3];
             for i in 0..3 {
-                let g = (p[i] * 1e4).round();
-                if g.abs() > GRID_LIMIT || g / 1e4 != p[i] {
+                let g = (p[i] * 1e6).round();
+                if g.abs() > GRID_LIMIT || g / 1e6 != p[i] {
                     return None;
                 }
                 k[i] = g as i64;

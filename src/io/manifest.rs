@@ -42,6 +42,9 @@ pub struct Manifest {
     #[serde(serialize_with = "flow_items")]
     pub sources: Vec<Source>,
     pub headroom_m: f64,
+    /// Clearance of tight hulls (0: exact hulls, grown only by rounding to 1 µm).
+    #[serde(default)]
+    pub hull_headroom_m: f64,
     pub margin_m: f64,
     pub rest_pose: RestPose,
     #[serde(serialize_with = "flow_items")]
@@ -379,6 +382,7 @@ impl Manifest {
     /// Every float of the manifest, for normalisation.
     fn floats_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
         f(&mut self.headroom_m);
+        f(&mut self.hull_headroom_m);
         f(&mut self.margin_m);
         f(&mut self.rest_pose.min_distance_m);
         self.rest_pose.q.0.iter_mut().for_each(|(_, v)| f(v));
@@ -732,9 +736,13 @@ pub fn validate(m: &Manifest) -> std::result::Result<(), Invalid> {
     top.name("robot", &m.robot)?;
     top.name("generator", &m.generator)?;
     top.finite("headroom_m", &[m.headroom_m])?;
+    top.finite("hull_headroom_m", &[m.hull_headroom_m])?;
     top.finite("margin_m", &[m.margin_m])?;
     if m.headroom_m < 0.0 {
         return Err(top.fail("headroom_m", "must not be negative"));
+    }
+    if m.hull_headroom_m < 0.0 {
+        return Err(top.fail("hull_headroom_m", "must not be negative"));
     }
     if m.margin_m < 0.0 {
         return Err(top.fail("margin_m", "must not be negative"));

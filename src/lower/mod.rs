@@ -214,6 +214,7 @@ pub fn lower(
         generator: generator(),
         sources,
         headroom_m: options.fit.headroom,
+        hull_headroom_m: options.fit.hull_headroom,
         margin_m: existing.map(|m| m.margin_m).unwrap_or(0.0),
         rest_pose: manifest::RestPose {
             q: rest_q,

@@ -223,6 +223,7 @@ pub fn prepare(path: &Path, compare: &[Set], read: &ReadOptions) -> Result<Prepa
 fn alternative(m: &Manifest, meshes: &BTreeMap<String, TriMesh>, set: Set) -> Result<Manifest> {
     let opts = FitOptions {
         headroom: m.headroom_m,
+        hull_headroom: m.hull_headroom_m,
         ..FitOptions::default()
     };
     let links: Vec<manifest::Link> = m
