@@ -75,6 +75,7 @@ fn fit(choice: FitChoice) -> Fit {
             candidate(FitChoice::Box, 1.9),
         ],
         hull_excess_m: None,
+        reason: String::new(),
     }
 }
 

@@ -19,6 +19,19 @@ pub enum Adjacency {
 }
 
 impl LinkTree {
+    /// The tree of a kernel model's links.
+    pub fn of_model(model: &crate::kernel::Model) -> LinkTree {
+        let links = model.links();
+        LinkTree {
+            parent: links.iter().map(|l| l.parent).collect(),
+            fixed_to_parent: links
+                .iter()
+                .map(|l| l.joint.kind == crate::kernel::model::JointKind::Fixed)
+                .collect(),
+            has_geometry: links.iter().map(|l| !l.primitives.is_empty()).collect(),
+        }
+    }
+
     /// The rigid body (index of its topmost link) each link belongs to.
     pub fn rigid_body(&self) -> Vec<usize> {
         let mut body = (0..self.parent.len()).collect::<Vec<_>>();

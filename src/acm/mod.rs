@@ -14,7 +14,6 @@ pub mod witness;
 use crate::error::Result;
 use crate::io::manifest::{AcmEntry, Manifest};
 use crate::io::srdf::Srdf;
-use crate::kernel::JointKind;
 use crate::kernel::model::Primitive;
 use crate::verify::kernel_load::{LoadedKernel, load_kernel};
 use adjacency::{Adjacency, LinkTree};
@@ -183,15 +182,7 @@ pub struct PairDecider<'k> {
 impl<'k> PairDecider<'k> {
     pub fn new(k: &'k LoadedKernel, margin: f64, budget: usize) -> Self {
         let model = &k.model;
-        let links = model.links();
-        let tree = LinkTree {
-            parent: links.iter().map(|l| l.parent).collect(),
-            fixed_to_parent: links
-                .iter()
-                .map(|l| l.joint.kind == JointKind::Fixed)
-                .collect(),
-            has_geometry: links.iter().map(|l| !l.primitives.is_empty()).collect(),
-        };
+        let tree = LinkTree::of_model(model);
         let base = (0..model.dof())
             .map(|d| {
                 let (lo, hi) = dof_range(model, d);

@@ -99,9 +99,15 @@ pub struct ReportArgs {
 pub struct LowerArgs {
     /// A robot config (robots/NAME/robot.yaml), a .urdf or an MJCF .xml.
     pub robot: PathBuf,
-    /// Lower LINK as a box plus exact hull; LINK=N cuts it into N slabs; `all` for every link (repeatable).
-    #[arg(long = "tight-link", value_name = "LINK[=N]")]
+    /// Lower LINK as a box plus exact hull, by hand; LINK=N decomposes it into at most N convex pieces, LINK=auto up to the piece budget; `all` for every link (repeatable). Without it, links are refined automatically.
+    #[arg(long = "tight-link", value_name = "LINK[=N|=auto]")]
     pub tight_link: Vec<String>,
+    /// Keep the fit rule's choice: no automatic refinement against the meshes.
+    #[arg(long)]
+    pub no_refine: bool,
+    /// Median kernel cost per check_self_collision the refinement may reach, in µs (estimated).
+    #[arg(long, value_name = "US", default_value_t = crate::lower::refine::DEFAULT_BUDGET_US)]
+    pub budget_us: f64,
     /// The manifest (default: manifest.yaml beside the robot config).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,

@@ -6,6 +6,7 @@ use crate::fit::FitOptions;
 use crate::io::manifest::{self, Manifest};
 use crate::io::mesh::MeshLimits;
 use crate::io::robot::{LoadedRobot, load_robot};
+use crate::lower::refine::RefineOptions;
 use crate::lower::{LowerOptions, Lowered, TightLinks, lower};
 use crate::report::table::{Table, link_fit_cells, mm};
 use std::path::{Path, PathBuf};
@@ -24,7 +25,17 @@ pub fn run(args: LowerArgs) -> Result<i32> {
             )));
         }
     }
+    if !(args.budget_us.is_finite() && args.budget_us > 0.0) {
+        return Err(Error::input(format!(
+            "--budget-us {} must be a positive number",
+            args.budget_us
+        )));
+    }
     let options = LowerOptions {
+        refine: (!args.no_refine).then(|| RefineOptions {
+            budget_us: args.budget_us,
+            ..RefineOptions::default()
+        }),
         fit: FitOptions {
             headroom: args.headroom,
             hull_headroom: args.hull_headroom,
@@ -56,6 +67,7 @@ pub fn run(args: LowerArgs) -> Result<i32> {
         );
     } else {
         print!("{}", links_table(&lowered).render());
+        print_refinement(&lowered);
         print_rest(&lowered);
     }
     if args.check {
@@ -172,6 +184,46 @@ fn links_json(lowered: &Lowered) -> serde_json::Value {
         .collect();
     serde_json::json!({"robot": lowered.manifest.robot, "links": links,
         "rest_pose": {"clear": lowered.manifest.rest_pose.clear, "contacts": contacts}})
+}
+
+fn print_refinement(lowered: &Lowered) {
+    let Some(r) = &lowered.refinement else {
+        return;
+    };
+    let pct = |n: usize| 100.0 * n as f64 / r.poses.max(1) as f64;
+    println!(
+        "\nrefinement on {} seeded poses (seed {}) against the meshes: slop-only {:.1} % -> {:.1} %, refused {:.1} % -> {:.1} %, kernel {:.1} -> {:.1} µs (estimated; budget {} µs), {} step(s); stopped: {}",
+        r.poses,
+        r.seed,
+        pct(r.before.slop_only),
+        pct(r.after.slop_only),
+        pct(r.before.refused),
+        pct(r.after.refused),
+        r.before.cost_us,
+        r.after.cost_us,
+        r.budget_us,
+        r.steps.len(),
+        r.stopped
+    );
+    for (i, s) in r.steps.iter().enumerate() {
+        let links: Vec<String> = s
+            .links
+            .iter()
+            .map(|(name, level, _)| match level {
+                crate::lower::refine::Level::Rule => format!("{name} (fit rule)"),
+                crate::lower::refine::Level::Pieces(1) => format!("{name} (hull)"),
+                crate::lower::refine::Level::Pieces(n) => format!("{name} (<= {n} pieces)"),
+            })
+            .collect();
+        println!(
+            "  step {}: {}; slop-only {:.1} %, {:.1} µs (measured {:.1})",
+            i + 1,
+            links.join(", "),
+            pct(s.after.slop_only),
+            s.after.cost_us,
+            s.after.measured_us
+        );
+    }
 }
 
 fn print_rest(lowered: &Lowered) {

@@ -34,8 +34,12 @@ use std::collections::HashMap;
 /// The most pieces a link may be cut into (`--tight-link LINK=N` accepts 1 to this).
 pub const PIECE_BUDGET: usize = 8;
 /// A cut is made only when it removes at least this fraction of the link's
-/// hull volume.
+/// hull volume...
 pub const MIN_GAIN: f64 = 0.02;
+/// ...and at least the volume of a layer this thick over the link hull's
+/// surface: small links need proportionally larger gains, so a fingertip is
+/// not cut into eight for a tenth of a millimetre.
+pub const MIN_GAIN_LAYER_M: f64 = 5e-4;
 /// How far each side of a cut reaches past the plane (m).
 pub const SEAM_OVERLAP: f64 = 1e-3;
 
@@ -265,6 +269,17 @@ pub fn clip_mesh(mesh: &TriMesh, normal: V3, c: f64, below: bool) -> TriMesh {
     out
 }
 
+fn hull_area(mesh: &TriMesh) -> f64 {
+    let h = Hull::new(&mesh.vertices);
+    h.faces
+        .iter()
+        .map(|f| {
+            let [a, b, c] = f.map(|i| h.points[i as usize]);
+            v3::norm(v3::cross(v3::sub(b, a), v3::sub(c, a))) / 2.0
+        })
+        .sum()
+}
+
 fn estimate(mesh: &TriMesh, dirs: &[V3]) -> f64 {
     let mut s = SupportSet::empty(dirs.len());
     for p in &mesh.vertices {
@@ -281,6 +296,7 @@ pub fn decompose(mesh: &TriMesh, max_pieces: usize) -> Result<Vec<TriMesh>, FitE
     }
     let dirs = support::fibonacci_directions(SEARCH_DIRS);
     let link_volume = estimate(mesh, &dirs);
+    let min_gain = (MIN_GAIN * link_volume).max(MIN_GAIN_LAYER_M * hull_area(mesh));
     struct Piece {
         mesh: TriMesh,
         volume: f64,
@@ -307,7 +323,7 @@ pub fn decompose(mesh: &TriMesh, max_pieces: usize) -> Result<Vec<TriMesh>, FitE
         else {
             break;
         };
-        if gain < MIN_GAIN * link_volume {
+        if gain < min_gain {
             break;
         }
         let cuts = pieces[i].cut.clone().flatten().expect("a cut").1;

@@ -314,6 +314,10 @@ impl FitChoice {
 #[serde(deny_unknown_fields)]
 pub struct Fit {
     pub choice: FitChoice,
+    /// Why the link got this geometry: the fit rule, a refinement's
+    /// measurement (`pair a/b: 41 % false stops`) or a flag.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
     /// `None` (not written) when the link's hull has no volume: a flat or degenerate link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vol_ratio: Option<f64>,
@@ -326,7 +330,7 @@ pub struct Fit {
     #[serde(serialize_with = "flow_items")]
     pub candidates: Vec<Candidate>,
     /// Tight links whose exact hull had more than 320 vertices: how far the
-    /// written hull stands off the exact one.
+    /// written hull stands off the exact one (m, 6 decimals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hull_excess_m: Option<f64>,
 }

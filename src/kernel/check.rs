@@ -59,6 +59,9 @@ pub struct CheckStats {
     pub sphere_skipped: u32,
     /// Primitive pairs that ran a narrow phase.
     pub narrow: u32,
+    /// Of those, pairs with a tight primitive (the staged hull tests: the
+    /// dearest narrow phases, counted for deterministic cost estimates).
+    pub narrow_tight: u32,
 }
 
 /// Result of [`Model::check_self_collision`].
@@ -287,6 +290,9 @@ impl Model {
                 }
             }
             stats.narrow += 1;
+            stats.narrow_tight +=
+                (matches!(world[ia], WorldPrim::Tight(_)) | matches!(world[ib], WorldPrim::Tight(_)))
+                    as u32;
             let w = if warm && pp.slot != u32::MAX {
                 Some(&mut witness[pp.slot as usize])
             } else {

@@ -127,7 +127,7 @@ pub fn manifest_link(name: &str, f: &LinkFit) -> manifest::Link {
             })
         })
         .collect();
-    link.fit.hull_excess_m = hull_excess.map(fit::round4);
+    link.fit.hull_excess_m = hull_excess.map(fit::rounding::round6);
     link
 }
 
@@ -145,6 +145,7 @@ pub fn plain_link(
         primitives: primitives.iter().map(manifest_primitive).collect(),
         fit: manifest::Fit {
             choice,
+            reason: String::new(),
             vol_ratio: metrics.vol_ratio,
             max_protrusion_m: metrics.max_protrusion_m,
             mean_protrusion_m: metrics.mean_protrusion_m,

@@ -3,7 +3,7 @@
 //! text as it will be written.
 
 use crate::error::{Error, Result};
-use crate::fit::{self, FitOptions, LinkFit};
+use crate::fit::{FitOptions, LinkFit};
 use crate::io::manifest::{self, Manifest};
 use crate::io::mesh::MeshLimits;
 use crate::io::robot::LoadedRobot;
@@ -15,8 +15,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub mod convert;
+pub mod refine;
 
-/// Which links are lowered as box + hull, and into how many slabs.
+use refine::{Level, LinkPlan, RefineOptions, Refinement};
+
+/// Which links are lowered as box + hull (`--tight-link`), and into at most how
+/// many pieces.
 #[derive(Debug, Clone, Default)]
 pub struct TightLinks {
     pub all: Option<usize>,
@@ -24,25 +28,30 @@ pub struct TightLinks {
 }
 
 impl TightLinks {
-    /// Parses `--tight-link LINK[=N]` values (`all` for every link).
+    /// Parses `--tight-link LINK[=N|=auto]` values (`all` for every link).
     pub fn parse(values: &[String]) -> Result<Self> {
+        let budget = crate::fit::decompose::PIECE_BUDGET;
         let mut out = TightLinks::default();
         for v in values {
             let (name, n) = match v.split_once('=') {
+                Some((name, "auto")) => (name, budget),
                 Some((name, n)) => {
                     let n: usize = n
                         .parse()
                         .ok()
-                        .filter(|&n| (1..=16).contains(&n))
+                        .filter(|&n| (1..=budget).contains(&n))
                         .ok_or_else(|| {
                             Error::input(format!(
-                                "--tight-link {v}: the slab count must be 1 to 16"
+                                "--tight-link {v}: the piece count must be 1 to {budget}, or `auto`"
                             ))
                         })?;
                     (name, n)
                 }
                 None => (v.as_str(), 1),
             };
+            if name.is_empty() {
+                return Err(Error::input(format!("--tight-link {v}: no link named")));
+            }
             if name == "all" {
                 out.all = Some(n);
             } else {
@@ -52,20 +61,52 @@ impl TightLinks {
         Ok(out)
     }
 
-    fn slabs(&self, link: &str, existing: Option<&manifest::Link>) -> Option<usize> {
+    pub fn is_empty(&self) -> bool {
+        self.all.is_none() && self.links.is_empty()
+    }
+
+    /// A link's starting plan: `--tight-link LINK`, else the committed manifest's
+    /// refinement (its piece count and reason), else `--tight-link all`, else the
+    /// fit rule.
+    fn plan(&self, link: &str, existing: Option<&manifest::Link>) -> LinkPlan {
         if let Some(&n) = self.links.get(link) {
-            return Some(n);
+            return LinkPlan {
+                level: Level::Pieces(n),
+                reason: format!("--tight-link {link}={n}"),
+                locked: true,
+            };
         }
-        // A link refined before stays refined, with its slab count.
         let kept = existing.and_then(|l| {
             let n = l
                 .primitives
                 .iter()
                 .filter(|p| matches!(p, manifest::Primitive::Box(b) if b.tight().is_some()))
                 .count();
-            (n > 0).then_some(n)
+            (n > 0).then(|| LinkPlan {
+                level: Level::Pieces(n),
+                reason: if l.fit.reason.is_empty() {
+                    "kept from the committed manifest".into()
+                } else {
+                    l.fit.reason.clone()
+                },
+                locked: false,
+            })
         });
-        kept.or(self.all)
+        if let Some(plan) = kept {
+            return plan;
+        }
+        match self.all {
+            Some(n) => LinkPlan {
+                level: Level::Pieces(n),
+                reason: format!("--tight-link all={n}"),
+                locked: true,
+            },
+            None => LinkPlan {
+                level: Level::Rule,
+                reason: "fit rule".into(),
+                locked: false,
+            },
+        }
     }
 }
 
@@ -73,6 +114,8 @@ impl TightLinks {
 pub struct LowerOptions {
     pub fit: FitOptions,
     pub tight: TightLinks,
+    /// `None`: no automatic refinement (`--no-refine`).
+    pub refine: Option<RefineOptions>,
     pub mesh_limits: MeshLimits,
     pub max_total_triangles: usize,
 }
@@ -86,6 +129,10 @@ pub struct Lowered {
     pub rest_contacts: Vec<crate::verify::rest::Contact>,
     /// Truth meshes by link, for proofs and reports.
     pub truths: BTreeMap<String, crate::geom::mesh::TriMesh>,
+    /// Each link's plan as fitted (level and reason).
+    pub plans: BTreeMap<String, LinkPlan>,
+    /// What the automatic refinement measured and did.
+    pub refinement: Option<Refinement>,
 }
 
 pub fn generator() -> String {
@@ -161,23 +208,24 @@ pub fn lower(
     let cache = load_meshes(robot, &options.mesh_limits, options.max_total_triangles)?;
     let truths = truths(robot, &cache)?;
     let existing_link = |name: &str| existing.and_then(|m| m.links.iter().find(|l| l.name == name));
+    let mut plans: BTreeMap<String, LinkPlan> = truths
+        .iter()
+        .map(|(name, _)| (name.clone(), options.tight.plan(name, existing_link(name))))
+        .collect();
     let progress = crate::report::progress::bar(truths.len() as u64, "fitting links");
-    let fits: Vec<(String, LinkFit)> = truths
+    let mut fits: Vec<(String, LinkFit)> = truths
         .par_iter()
         .map(|(name, mesh)| {
-            let result = match options.tight.slabs(name, existing_link(name)) {
-                Some(n) => fit::fit_tight(mesh, n, &options.fit),
-                None => fit::fit_link(mesh, &options.fit),
-            };
+            let result = refine::fit_at(mesh, plans[name].level, &options.fit);
             progress.inc(1);
-            result.map(|f| (name.clone(), f)).map_err(|e| {
-                let mut err: Error = e.into();
+            result.map(|f| (name.clone(), f)).map_err(|mut err| {
                 err.message = format!("link `{name}` of `{}`: {}", robot.name, err.message);
                 err
             })
         })
         .collect::<Result<_>>()?;
     progress.finish_and_clear();
+    let truth_map: BTreeMap<String, _> = truths.into_iter().collect();
 
     let mut sources = Vec::new();
     for (given, path) in source_files(loaded) {
@@ -193,10 +241,12 @@ pub fn lower(
             .map(|(i, j)| (j.name.clone(), rest.values[i]))
             .collect(),
     );
-    let links: Vec<manifest::Link> = fits
-        .iter()
-        .map(|(name, f)| convert::manifest_link(name, f))
-        .collect();
+    let planned = |fits: &[(String, LinkFit)], plans: &BTreeMap<String, LinkPlan>| {
+        fits.iter()
+            .map(|(name, f)| refine::planned_link(name, f, &plans[name]))
+            .collect::<Vec<manifest::Link>>()
+    };
+    let links = planned(&fits, &plans);
     let acm = match existing {
         Some(m) => m
             .acm
@@ -229,13 +279,28 @@ pub fn lower(
         links,
         acm,
     };
+    let refinement = match &options.refine {
+        Some(r) => {
+            let done = refine::refine(
+                &manifest,
+                &mut fits,
+                &mut plans,
+                &truth_map,
+                &options.fit,
+                existing,
+                r,
+            )?;
+            manifest.links = planned(&fits, &plans);
+            Some(done)
+        }
+        None => None,
+    };
     let (rest_check, rest_contacts) = crate::verify::rest::check_rest(&manifest)?;
     manifest.rest_pose.clear = rest_check.clear;
     manifest.rest_pose.min_distance_m = rest_check.min_distance_m;
     let text = manifest::to_yaml(&manifest)?;
     // The proof runs on the text as it will be written, read back.
     let written = manifest::parse_manifest(Path::new("<new manifest>"), &text)?;
-    let truth_map: BTreeMap<String, _> = truths.into_iter().collect();
     crate::verify::containment::prove_manifest(&written, &truth_map)?;
     Ok(Lowered {
         manifest: written,
@@ -243,5 +308,7 @@ pub fn lower(
         fits,
         rest_contacts,
         truths: truth_map,
+        plans,
+        refinement,
     })
 }

@@ -1,0 +1,458 @@
+//! Automatic refinement: the stage between fitting and writing that chooses each
+//! link's geometry by measurement.
+//!
+//! Start from the fit rule's choice (or the committed manifest's refinements, or
+//! `--tight-link`), and judge the kernel on seeded poses against the mesh truth
+//! (`sweep::mesh_truth`, the sweep's own code), under the ACM the refinement can
+//! rely on before `acm regenerate` runs: adjacent pairs and the user's exemptions.
+//! Pairs that trip at rest while their meshes are apart, or that carry false
+//! stops (the kernel trips, the meshes are apart) on at least
+//! [`FALSE_STOP_FLOOR`] of the poses, have both links refined one level:
+//! the fit rule's capsule, chain or box -> one box + exact hull -> the convex
+//! decomposition (`fit::decompose`, up to its piece budget). Repeat until no such
+//! pair has a link left to refine, or the kernel's estimated cost would pass the
+//! budget (then the step is retried pair by pair, and what fits is kept).
+//!
+//! The budget is checked on a deterministic cost model (per configuration:
+//! link transforms, primitive-pair sphere tests and narrow phases, each at its
+//! measured price on this machine; see [`CostModel`]), never on a timer, so the
+//! same inputs give the same manifest bytes on any machine and thread count.
+//! `collide sweep` reports the measured time.
+
+use crate::error::{Error, Result};
+use crate::fit::{self, FitOptions, LinkFit, decompose::PIECE_BUDGET};
+use crate::geom::mesh::TriMesh;
+use crate::io::manifest::{self, AcmEntry, Manifest};
+use crate::kernel::Model;
+use crate::sweep::mesh_truth::{self, Judgement, MeshContacts, MeshTruth};
+use crate::sweep::poses::uniform_q;
+use crate::sweep::truth::Placement;
+use crate::verify::kernel_load::{LoadedKernel, load_kernel};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Poses the refinement judges on.
+pub const REFINE_POSES: usize = 1000;
+/// Their seed: not the sweep's default, so the fleet's figures are measured on
+/// poses the refinement never saw.
+pub const REFINE_SEED: u64 = 7;
+/// A pair is refined when it carries false stops on at least this fraction of
+/// the poses (and on at least one).
+pub const FALSE_STOP_FLOOR: f64 = 0.001;
+/// Refinement steps at most (each refits the links it refines).
+const MAX_STEPS: usize = 16;
+
+/// Default `--budget-us`: the median cost per `check_self_collision` the
+/// refinement may spend, in µs (estimated; see [`CostModel`]).
+pub const DEFAULT_BUDGET_US: f64 = 20.0;
+
+/// The levels a link climbs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// The fit rule's choice (capsule, chain or box).
+    Rule,
+    /// Box + 26-DOP + exact hull on at most this many pieces.
+    Pieces(usize),
+}
+
+impl Level {
+    fn next(self) -> Option<Level> {
+        match self {
+            Level::Rule => Some(Level::Pieces(1)),
+            Level::Pieces(n) if n < PIECE_BUDGET => Some(Level::Pieces(PIECE_BUDGET)),
+            Level::Pieces(_) => None,
+        }
+    }
+}
+
+/// One link's plan: its level, why, and whether the refinement may change it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkPlan {
+    pub level: Level,
+    pub reason: String,
+    /// Set by `--tight-link`: a manual choice the refinement leaves alone.
+    pub locked: bool,
+}
+
+/// Fits a link at its level.
+pub fn fit_at(mesh: &TriMesh, level: Level, opts: &FitOptions) -> Result<LinkFit> {
+    Ok(match level {
+        Level::Rule => fit::fit_link(mesh, opts)?,
+        Level::Pieces(n) => fit::fit_tight(mesh, n, opts)?,
+    })
+}
+
+#[derive(Debug, Clone)]
+pub struct RefineOptions {
+    pub poses: usize,
+    pub seed: u64,
+    pub budget_us: f64,
+}
+
+impl Default for RefineOptions {
+    fn default() -> Self {
+        RefineOptions {
+            poses: REFINE_POSES,
+            seed: REFINE_SEED,
+            budget_us: DEFAULT_BUDGET_US,
+        }
+    }
+}
+
+/// Deterministic price of one `check_self_collision`, from the kernel's own
+/// counters (`CheckStats`). Prices measured on this project's machine
+/// (docs/benchmarks.md): they make the estimate track the measured median
+/// within about a quarter on the fleet.
+pub struct CostModel;
+
+impl CostModel {
+    const PER_LINK_NS: f64 = 12.0;
+    const PER_PRIM_PAIR_NS: f64 = 2.5;
+    const PER_NARROW_NS: f64 = 20.0;
+    const PER_TIGHT_NARROW_NS: f64 = 330.0;
+
+    /// Median estimated µs per configuration over `poses` seeded poses.
+    pub fn median_us(model: &Model, poses: usize, seed: u64) -> f64 {
+        let mut costs: Vec<f64> = (0..poses)
+            .into_par_iter()
+            .map_init(
+                || (model.workspace(), vec![0.0; model.dof()]),
+                |(ws, q), i| {
+                    uniform_q(model, seed, i as u64, q);
+                    model.check_self_collision(q, ws, false);
+                    let s = ws.stats();
+                    Self::PER_LINK_NS * model.n_links() as f64
+                        + Self::PER_PRIM_PAIR_NS * s.prim_pairs as f64
+                        + Self::PER_NARROW_NS * (s.narrow - s.narrow_tight) as f64
+                        + Self::PER_TIGHT_NARROW_NS * s.narrow_tight as f64
+                },
+            )
+            .collect();
+        costs.sort_by(f64::total_cmp);
+        if costs.is_empty() {
+            return 0.0;
+        }
+        costs[(costs.len() - 1) / 2] / 1e3
+    }
+}
+
+/// What one state of the geometry measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    pub refused: usize,
+    pub slop_only: usize,
+    pub false_stops: usize,
+    pub missed: usize,
+    /// Estimated median µs per configuration.
+    pub cost_us: f64,
+    /// Measured median µs per configuration (shown, never decided on).
+    pub measured_us: f64,
+    /// Checked pairs (names, sorted) tripping at rest while their meshes are apart.
+    pub rest_slop: Vec<(String, String)>,
+}
+
+/// One refinement step: which links went to which level, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub links: Vec<(String, Level, String)>,
+    pub after: Measured,
+}
+
+/// What the refinement did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refinement {
+    pub poses: usize,
+    pub seed: u64,
+    pub budget_us: f64,
+    pub before: Measured,
+    pub steps: Vec<Step>,
+    pub after: Measured,
+    /// Why it stopped.
+    pub stopped: String,
+}
+
+/// The refinement's ACM: adjacent pairs (as `acm regenerate` exempts them) and
+/// the user's rows of the committed manifest.
+fn refine_acm(m: &Manifest, existing: Option<&Manifest>) -> Result<Vec<AcmEntry>> {
+    let mut open = m.clone();
+    open.acm.clear();
+    let k = load_kernel(&open)?;
+    let tree = crate::acm::adjacency::LinkTree::of_model(&k.model);
+    let mut rows: Vec<AcmEntry> = tree
+        .adjacent_pairs()
+        .into_iter()
+        .map(|(a, b, _)| AcmEntry {
+            a: k.link_names[a].clone(),
+            b: k.link_names[b].clone(),
+            reason: "adjacent".into(),
+            proof: String::new(),
+        })
+        .collect();
+    if let Some(old) = existing {
+        rows.extend(old.acm.iter().filter(|r| r.reason == "user").cloned());
+    }
+    Ok(rows)
+}
+
+struct Judge<'a> {
+    contacts: MeshContacts,
+    /// Link pairs (kernel indices) whose meshes touch at rest.
+    rest_touching: BTreeSet<(usize, usize)>,
+    rest_q: Vec<f64>,
+    options: &'a RefineOptions,
+}
+
+impl Judge<'_> {
+    fn measure(&self, k: &LoadedKernel) -> Result<(Measured, Judgement)> {
+        let j = mesh_truth::judge(&k.model, &self.contacts)
+            .map_err(|e| Error::check(format!("refinement: {e}")))?;
+        let mut ws = k.model.workspace();
+        k.model.check_self_collision(&self.rest_q, &mut ws, true);
+        let margin = k.model.margin();
+        let mut rest_slop: Vec<(String, String)> = k
+            .model
+            .checked_pairs()
+            .iter()
+            .zip(ws.pair_distances())
+            .filter(|(p, d)| (d.is_nan() || **d <= margin) && !self.rest_touching.contains(p))
+            .map(|(&(a, b), _)| ordered(&k.link_names[a], &k.link_names[b]))
+            .collect();
+        rest_slop.sort();
+        let m = Measured {
+            refused: j.refused,
+            slop_only: j.slop_only,
+            false_stops: j.false_stops,
+            missed: j.missed,
+            cost_us: CostModel::median_us(&k.model, self.options.poses, self.options.seed),
+            measured_us: j.timing.median_us,
+            rest_slop,
+        };
+        Ok((m, j))
+    }
+}
+
+fn ordered(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
+    }
+}
+
+fn percent(count: usize, of: usize) -> String {
+    let p = 100.0 * count as f64 / of.max(1) as f64;
+    if p >= 10.0 {
+        format!("{p:.0} %")
+    } else {
+        format!("{p:.1} %")
+    }
+}
+
+/// A pair worth refining, most offending first: (names, why).
+fn offenders(k: &LoadedKernel, m: &Measured, j: &Judgement, poses: usize) -> Vec<((String, String), String)> {
+    let mut out: Vec<((String, String), String)> = m
+        .rest_slop
+        .iter()
+        .map(|p| (p.clone(), format!("pair {}/{}: trips at rest, meshes apart", p.0, p.1)))
+        .collect();
+    let floor = ((FALSE_STOP_FLOOR * poses as f64).ceil() as usize).max(1);
+    // The worst pairs first: a step takes those within a factor of four of the
+    // worst, so cheap fixes are not drowned in refinements of rare offenders.
+    let top = j.pairs.iter().map(|p| p.false_stops).max().unwrap_or(0);
+    let floor = floor.max(top / 4);
+    let mut by_stops: Vec<&mesh_truth::PairVerdict> =
+        j.pairs.iter().filter(|p| p.false_stops >= floor).collect();
+    by_stops.sort_by(|x, y| {
+        y.false_stops.cmp(&x.false_stops).then_with(|| {
+            ordered(&k.link_names[x.a], &k.link_names[x.b])
+                .cmp(&ordered(&k.link_names[y.a], &k.link_names[y.b]))
+        })
+    });
+    for p in by_stops {
+        let names = ordered(&k.link_names[p.a], &k.link_names[p.b]);
+        if out.iter().any(|o| o.0 == names) {
+            continue;
+        }
+        let why = format!(
+            "pair {}/{}: {} false stops",
+            names.0,
+            names.1,
+            percent(p.false_stops, poses)
+        );
+        out.push((names, why));
+    }
+    out
+}
+
+/// Refines `fits` and their `plans` in place; `manifest` is the draft built from
+/// them (joints, rest pose, margin).
+pub fn refine(
+    manifest: &Manifest,
+    fits: &mut [(String, LinkFit)],
+    plans: &mut BTreeMap<String, LinkPlan>,
+    truths: &BTreeMap<String, TriMesh>,
+    fit_opts: &FitOptions,
+    existing: Option<&Manifest>,
+    options: &RefineOptions,
+) -> Result<Refinement> {
+    let mut draft = manifest.clone();
+    draft.acm = refine_acm(manifest, existing)?;
+    let k = load_kernel(&draft)?;
+    let truth = MeshTruth::new(&k.link_names, truths);
+    let pairs = k.model.checked_pairs().to_vec();
+    let progress = crate::report::progress::bar(options.poses as u64, "mesh truth");
+    let contacts = mesh_truth::mesh_contacts_with_progress(
+        &k.model,
+        &truth,
+        &pairs,
+        options.poses,
+        options.seed,
+        &progress,
+    );
+    progress.finish_and_clear();
+    let rest_q = k.q_from(&manifest.rest_pose.q);
+    let mut ws = k.model.workspace();
+    k.model.fk(&rest_q, &mut ws);
+    let place: Vec<Placement> = (0..k.model.n_links())
+        .map(|i| {
+            let (rot, pos) = ws.link_pose(i);
+            Placement { rot, pos }
+        })
+        .collect();
+    let rest_touching = pairs
+        .iter()
+        .copied()
+        .filter(|&(a, b)| truth.touching(a, &place[a], b, &place[b]))
+        .collect();
+    let judge = Judge {
+        contacts,
+        rest_touching,
+        rest_q,
+        options,
+    };
+
+    let (mut current, mut judgement) = judge.measure(&k)?;
+    let before = current.clone();
+    let mut steps = Vec::new();
+    let index: BTreeMap<String, usize> = fits
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.clone(), i))
+        .collect();
+    let mut rounds = 0;
+    let stopped = loop {
+        rounds += 1;
+        if rounds > MAX_STEPS {
+            break format!("after {MAX_STEPS} steps");
+        }
+        let k = load_kernel(&draft)?;
+        // Each offending pair's links that can still climb, in offence order.
+        let mut candidates: Vec<Vec<(String, Level, String)>> = Vec::new();
+        let mut taken = BTreeSet::new();
+        for ((a, b), why) in offenders(&k, &current, &judgement, options.poses) {
+            let mut group = Vec::new();
+            for name in [a, b] {
+                let Some(plan) = plans.get(&name) else { continue };
+                if plan.locked || taken.contains(&name) {
+                    continue;
+                }
+                if let Some(level) = plan.level.next() {
+                    taken.insert(name.clone());
+                    group.push((name, level, why.clone()));
+                }
+            }
+            if !group.is_empty() {
+                candidates.push(group);
+            }
+        }
+        if candidates.is_empty() {
+            break if current.slop_only == 0 && current.rest_slop.is_empty() {
+                "no false stops left".to_string()
+            } else {
+                "every link of a pair with false stops is at its finest geometry".to_string()
+            };
+        }
+        // The whole step, else pair by pair while the budget holds.
+        let all: Vec<(String, Level, String)> = candidates.concat();
+        let mut tries = vec![all];
+        if candidates.len() > 1 {
+            tries.extend(candidates.iter().cloned());
+        }
+        let mut accepted = None;
+        for change in tries {
+            let refits: Vec<(usize, LinkFit)> = change
+                .par_iter()
+                .map(|(name, level, _)| {
+                    let i = index[name];
+                    fit_at(&truths[name], *level, fit_opts).map(|f| (i, f))
+                })
+                .collect::<Result<_>>()?;
+            // A refit that changes nothing (a decomposition that finds no
+            // further cut) only raises the level: the link keeps its reason.
+            let refits: Vec<(usize, LinkFit)> = refits
+                .into_iter()
+                .filter(|(i, f)| f.primitives != fits[*i].1.primitives)
+                .collect();
+            let mut trial = draft.clone();
+            for (i, f) in &refits {
+                let name = &fits[*i].0;
+                let pos = trial
+                    .links
+                    .iter()
+                    .position(|l| &l.name == name)
+                    .expect("every fitted link is in the draft");
+                trial.links[pos] = super::convert::manifest_link(name, f);
+            }
+            let kt = load_kernel(&trial)?;
+            let (m, j) = judge.measure(&kt)?;
+            if m.cost_us <= options.budget_us {
+                accepted = Some((change, refits, trial, m, j));
+                break;
+            }
+        }
+        let Some((change, refits, trial, m, j)) = accepted else {
+            break format!(
+                "the next refinement would pass the budget of {} µs",
+                options.budget_us
+            );
+        };
+        let changed: BTreeSet<String> = refits.iter().map(|(i, _)| fits[*i].0.clone()).collect();
+        for (name, level, why) in &change {
+            let plan = plans.get_mut(name).expect("planned link");
+            plan.level = *level;
+            if changed.contains(name) {
+                plan.reason = why.clone();
+            }
+        }
+        let change: Vec<(String, Level, String)> =
+            change.into_iter().filter(|c| changed.contains(&c.0)).collect();
+        for (i, f) in refits {
+            fits[i].1 = f;
+        }
+        draft = trial;
+        current = m.clone();
+        judgement = j;
+        if !change.is_empty() {
+            steps.push(Step {
+                links: change,
+                after: m,
+            });
+        }
+    };
+    Ok(Refinement {
+        poses: options.poses,
+        seed: options.seed,
+        budget_us: options.budget_us,
+        before,
+        steps,
+        after: current,
+        stopped,
+    })
+}
+
+/// `manifest::Link` for a planned fit, reason included.
+pub fn planned_link(name: &str, fit: &LinkFit, plan: &LinkPlan) -> manifest::Link {
+    let mut link = super::convert::manifest_link(name, fit);
+    link.fit.reason = plan.reason.clone();
+    link
+}
