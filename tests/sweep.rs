@@ -9,7 +9,7 @@ use collide::io::mesh::MeshLimits;
 use collide::io::robot::{LoadOptions, load_robot};
 use collide::lower::{LowerOptions, TightLinks, lower};
 use collide::sweep::truth::{self, Contact, Placement};
-use collide::sweep::{self, ReadOptions, Set, poses::uniform_q, render};
+use collide::sweep::{self, ReadOptions, Set, Truth, poses::uniform_q, render};
 use collide::verify::kernel_load::load_kernel;
 use std::path::{Path, PathBuf};
 
@@ -103,27 +103,35 @@ fn two_boxes_have_the_known_answers() {
         "{contacts} {false_stops}"
     );
     assert_eq!(report.checked_pairs, 1);
-    assert_eq!(report.contact_poses, contacts);
-    assert_eq!(report.contact_pairs, contacts);
+    // Two convex cubes: the meshes and their hulls touch in the same poses.
+    for truth in [Truth::Mesh, Truth::Hull] {
+        assert_eq!(report.contacts(truth).poses, contacts);
+        assert_eq!(report.contacts(truth).pairs, contacts);
+    }
+    assert_eq!(report.mesh_not_hull, 0);
+    assert_eq!(report.mesh_truth.closed_components, 2);
     let fit = report.set(Set::Fit).unwrap();
-    assert_eq!(fit.missed, 0);
-    assert_eq!(fit.false_stops, false_stops);
     assert_eq!(fit.refused, contacts + false_stops);
-    assert_eq!(fit.slop_only, false_stops);
+    for v in [&fit.mesh, &fit.hull] {
+        assert_eq!(v.missed, 0);
+        assert_eq!(v.false_stops, false_stops);
+        assert_eq!(v.slop_only, false_stops);
+    }
     assert!(!fit.rest.clear, "q = 0.15 at rest: the cubes overlap");
     let capsule = report.set(Set::SingleCapsule).unwrap();
     let tight = report.set(Set::AllTight).unwrap();
-    assert_eq!((capsule.missed, tight.missed), (0, 0));
+    assert_eq!((capsule.mesh.missed, tight.mesh.missed), (0, 0));
+    assert_eq!((capsule.hull.missed, tight.hull.missed), (0, 0));
     // A capsule around a cube stands far off its faces; box + hull hugs them.
     assert!(
-        capsule.false_stops > 5 * false_stops,
+        capsule.mesh.false_stops > 5 * false_stops,
         "{}",
-        capsule.false_stops
+        capsule.mesh.false_stops
     );
     assert!(
-        tight.false_stops <= false_stops + 2,
+        tight.mesh.false_stops <= false_stops + 2,
         "{}",
-        tight.false_stops
+        tight.mesh.false_stops
     );
     assert!(report.missed.is_empty());
     insta::assert_snapshot!("two_boxes_summary", render::summary(&report));
@@ -380,7 +388,25 @@ fn a_shrunken_box_is_caught_as_missed_contacts() {
     );
     assert!(stderr.contains("slide="), "the pose is printed: {stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let fit_row = stdout.lines().find(|l| l.starts_with("fit ")).unwrap();
-    let missed: usize = fit_row.split_whitespace().nth(5).unwrap().parse().unwrap();
-    assert!(missed > 0, "{fit_row}");
+    let v = json_of_failed(&path);
+    let fit = &v["sets"][0];
+    assert!(fit["missed"].as_u64().unwrap() > 0, "{fit}");
+    assert!(fit["hull"]["missed"].as_u64().unwrap() > 0, "{fit}");
+    assert!(stdout.lines().any(|l| l.starts_with("fit ")), "{stdout}");
+}
+
+/// `collide sweep --json` of a manifest expected to miss contacts (exit 1).
+fn json_of_failed(manifest: &Path) -> serde_json::Value {
+    let out = common::collide()
+        .args([
+            "sweep",
+            manifest.to_str().unwrap(),
+            "--poses",
+            "600",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    serde_json::from_slice(&out.stdout).unwrap()
 }
