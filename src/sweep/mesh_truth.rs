@@ -870,6 +870,154 @@ mod tests {
         inv
     }
 
+    /// A torus about `center`, its ring in the plane of `u` and `v` (unit, orthogonal):
+    /// major radius `big`, tube radius `small`, `n` by `m` quads, outward winding.
+    fn torus(center: V3, u: V3, v: V3, big: f64, small: f64, n: u32, m: u32) -> TriMesh {
+        let w = cross(u, v);
+        let mut vertices = Vec::new();
+        for i in 0..n {
+            let a = std::f64::consts::TAU * i as f64 / n as f64;
+            let radial = [0, 1, 2].map(|k| a.cos() * u[k] + a.sin() * v[k]);
+            for j in 0..m {
+                let b = std::f64::consts::TAU * j as f64 / m as f64;
+                vertices.push([0, 1, 2].map(|k| {
+                    center[k] + (big + small * b.cos()) * radial[k] + small * b.sin() * w[k]
+                }));
+            }
+        }
+        let at = |i: u32, j: u32| (i % n) * m + (j % m);
+        let mut triangles = Vec::new();
+        for i in 0..n {
+            for j in 0..m {
+                let (p, q, r, s) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
+                triangles.push([p, q, r]);
+                triangles.push([p, r, s]);
+            }
+        }
+        TriMesh {
+            vertices,
+            triangles,
+        }
+    }
+
+    const X: V3 = [1.0, 0.0, 0.0];
+    const Y: V3 = [0.0, 1.0, 0.0];
+    const Z: V3 = [0.0, 0.0, 1.0];
+    const O: V3 = [0.0; 3];
+
+    fn touch(a: &TriMesh, b: &TriMesh) -> bool {
+        let t = truth_of(&[a.clone(), b.clone()]);
+        let ab = t.touching(0, &id_at(O), 1, &id_at(O));
+        assert_eq!(ab, t.touching(1, &id_at(O), 0, &id_at(O)), "symmetric");
+        ab
+    }
+
+    #[test]
+    fn interlocking_rings_that_do_not_touch_are_apart() {
+        // Ring 1 in the xy plane about the origin; ring 2 in the xz plane about (1, 0, 0):
+        // their core circles stay exactly 1 apart, so the tubes (0.2) stay 0.6 apart, while
+        // each passes through the other's hole (their hulls and bounding spheres overlap).
+        let r1 = torus(O, X, Y, 1.0, 0.2, 48, 16);
+        let r2 = torus([1.0, 0.0, 0.0], X, Z, 1.0, 0.2, 48, 16);
+        let t = truth_of(&[r1.clone(), r2.clone()]);
+        let s = t.summary();
+        assert_eq!((s.components, s.closed_components), (2, 2));
+        assert!(!touch(&r1, &r2));
+        // Placed rather than built apart: the same answer through the placements.
+        let t = truth_of(&[r1.clone(), torus(O, X, Z, 1.0, 0.2, 48, 16)]);
+        assert!(!t.touching(0, &id_at(O), 1, &id_at([1.0, 0.0, 0.0])));
+        // Moved 0.7 towards the centre, the cores come 0.3 apart: the tubes cross.
+        let r2 = torus([0.3, 0.0, 0.0], X, Z, 1.0, 0.2, 48, 16);
+        assert!(touch(&r1, &r2));
+        assert!(t.touching(0, &id_at(O), 1, &id_at([0.3, 0.0, 0.0])));
+        // Rotated rather than moved: ring 2 turned about x by 90 degrees lies in the xy plane
+        // about (1, 0, 0), crossing ring 1.
+        let turned = Placement {
+            rot: [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]],
+            pos: [1.0, 0.0, 0.0],
+        };
+        assert!(t.touching(0, &id_at(O), 1, &turned));
+    }
+
+    #[test]
+    fn a_vertex_exactly_on_a_face_touches() {
+        let c = cube(O, 0.1);
+        // A tetrahedron standing on its apex, the apex exactly on the cube's top face
+        // (z = 0.1, the same float as the cube's corners), away from the face's diagonal.
+        let apex = [0.03, 0.01, 0.1];
+        let tet = |lift: f64| TriMesh {
+            vertices: vec![
+                [apex[0], apex[1], apex[2] + lift],
+                [-0.05, -0.05, 0.2 + lift],
+                [0.05, -0.05, 0.2 + lift],
+                [0.0, 0.05, 0.2 + lift],
+            ],
+            triangles: vec![[0, 2, 1], [0, 3, 2], [0, 1, 3], [1, 2, 3]],
+        };
+        assert!(touch(&tet(0.0), &c));
+        // One micrometre up, it is apart (the tolerance is a nanometre).
+        assert!(!touch(&tet(1e-6), &c));
+        assert_eq!(truth_of(&[tet(0.0)]).summary().closed_components, 1);
+    }
+
+    #[test]
+    fn a_closed_mesh_wholly_inside_another_touches() {
+        let big = cube(O, 0.1);
+        let small = cube([0.02, -0.03, 0.01], 0.02);
+        assert!(touch(&small, &big));
+        // Inside the hole of a ring (not inside its tube) is apart, although the ring's
+        // hull would hold it.
+        let ring = torus(O, X, Y, 0.5, 0.1, 48, 16);
+        assert!(!touch(&small, &ring));
+        // Inside the tube is touching.
+        let in_tube = cube([0.0, 0.5, 0.0], 0.02);
+        assert!(touch(&in_tube, &ring));
+    }
+
+    #[test]
+    fn open_meshes_touch_only_through_their_surface() {
+        let c = cube(O, 0.1);
+        let patch = |z: f64, h: f64| TriMesh {
+            vertices: vec![[-h, -h, z], [h, -h, z], [h, h, z], [-h, h, z]],
+            triangles: vec![[0, 1, 2], [0, 2, 3]],
+        };
+        // A small patch inside the closed cube: its vertices are inside.
+        assert!(touch(&patch(0.05, 0.05), &c));
+        // A large patch cutting through the cube: the surfaces cross.
+        assert!(touch(&patch(0.05, 0.5), &c));
+        // Just above the cube: apart.
+        assert!(!touch(&patch(0.1001, 0.5), &c));
+        let t = truth_of(&[patch(0.05, 0.5)]);
+        assert_eq!(t.summary().closed_components, 0);
+        // An open box (a cube without its top) does not enclose: a cube inside it is apart.
+        let mut open_box = cube(O, 0.1);
+        open_box
+            .triangles
+            .retain(|t| !t.iter().all(|&i| open_box.vertices[i as usize][2] > 0.0));
+        assert_eq!(open_box.triangles.len(), 10);
+        assert_eq!(truth_of(&[open_box.clone()]).summary().closed_components, 0);
+        let inner = cube(O, 0.05);
+        assert!(!touch(&inner, &open_box));
+        // ... and a cube through its wall is touching.
+        assert!(touch(&cube([0.1, 0.0, 0.05], 0.03), &open_box));
+    }
+
+    #[test]
+    fn two_shells_in_one_mesh_are_two_closed_components() {
+        let mut m = cube([-0.3, 0.0, 0.0], 0.1);
+        let other = cube([0.3, 0.0, 0.0], 0.1);
+        let off = m.vertices.len() as u32;
+        m.vertices.extend(other.vertices);
+        m.triangles
+            .extend(other.triangles.iter().map(|t| t.map(|i| i + off)));
+        let t = truth_of(&[m.clone()]);
+        assert_eq!(t.summary().closed_components, 2);
+        // A point-sized cube inside the second shell, between them, inside the first.
+        assert!(touch(&cube([0.3, 0.0, 0.0], 0.01), &m));
+        assert!(!touch(&cube([0.0, 0.0, 0.0], 0.01), &m));
+        assert!(touch(&cube([-0.3, 0.05, 0.0], 0.01), &m));
+    }
+
     #[test]
     fn links_without_meshes_never_touch() {
         let names = vec!["a".to_string(), "b".to_string()];
