@@ -193,11 +193,17 @@ pub fn summary(r: &SweepReport) -> String {
          refused: poses the kernel trips; slop-only: refused poses with no truth contact\n",
     );
     for s in &r.sets {
+        let same = s.mesh.top_false_stops == s.hull.top_false_stops;
         for truth in [Truth::Mesh, Truth::Hull] {
             let v = s.verdicts(truth);
-            if v.top_false_stops.is_empty() {
+            if v.top_false_stops.is_empty() || (same && truth == Truth::Hull) {
                 continue;
             }
+            let label = if same {
+                "mesh and hull truth".to_string()
+            } else {
+                format!("{} truth", truth.as_str())
+            };
             let pairs: Vec<String> = v
                 .top_false_stops
                 .iter()
@@ -205,9 +211,8 @@ pub fn summary(r: &SweepReport) -> String {
                 .collect();
             let _ = writeln!(
                 out,
-                "most false stops ({}, {} truth): {}",
+                "most false stops ({}, {label}): {}",
                 s.set.as_str(),
-                truth.as_str(),
                 pairs.join(", ")
             );
         }
