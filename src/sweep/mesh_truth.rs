@@ -123,7 +123,11 @@ fn sliver(t: [u32; 3], v: &[V3]) -> bool {
     let (ab, ac, bc) = (sub(b, a), sub(c, a), sub(c, b));
     let longest = norm2(ab).max(norm2(ac)).max(norm2(bc));
     let area2 = norm2(cross(ab, ac)).sqrt();
-    !(area2 > SLIVER * longest)
+    // NaN (an overflow) counts as a sliver too.
+    !matches!(
+        area2.partial_cmp(&(SLIVER * longest)),
+        Some(std::cmp::Ordering::Greater)
+    )
 }
 
 /// A sphere holding every point: the bounding box centre and the largest distance from it,
@@ -215,7 +219,10 @@ fn closed_solid(tris: &[[u32; 3]], v: &[V3]) -> Option<ParryMesh> {
             dot(a, cross(b, d))
         })
         .sum();
-    if !(volume6.abs() > 1e-9 * diag * diag * diag) {
+    if !matches!(
+        volume6.abs().partial_cmp(&(1e-9 * diag * diag * diag)),
+        Some(std::cmp::Ordering::Greater)
+    ) {
         // A flat closed shell (a two-sided patch): nothing is inside it.
         return None;
     }
