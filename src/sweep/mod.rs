@@ -1,15 +1,22 @@
 //! `collide sweep`: the kernel's verdicts measured against ground truth on seeded poses.
 //!
-//! Every pose is judged twice. The kernel: the manifest's primitives, ACM and margin, through
-//! `check_self_collision` (timed alone, twice per pose, the lesser time kept). The truth: each link's truth mesh as convex pieces
-//! ([`truth`]), placed by the same forward kinematics and checked exactly by GJK on the hull
-//! vertices (a rigorous lower bound; bounding spheres first), on the same checked pairs.
+//! Every pose is judged by the kernel (the manifest's primitives, ACM and margin, through
+//! `check_self_collision`, timed alone, twice per pose, the lesser time kept) and by two
+//! truths, on the same checked pairs and the same forward kinematics:
 //!
-//! Per checked pair and pose: *contact* when the truth pieces are not proven apart by more
-//! than the margin; *missed* when the kernel's pair value is above the margin while the truth
-//! is in contact (a containment bug: the primitives are proven to hold the truth, so this
-//! must never happen); *false stop* when the kernel's pair trips while every truth piece pair
-//! is proven apart by more than the margin (a separating plane or disjoint spheres).
+//! - the **mesh truth** ([`mesh_truth`], the primary judgement): the links' real triangle
+//!   meshes touch when their surfaces meet or a vertex of one lies inside a closed component
+//!   of the other (parry BVH queries). [`mesh_truth::mesh_contacts`] computes the contacts
+//!   once and [`mesh_truth::judge_all`] judges each set's kernel against them;
+//! - the **hull truth** ([`truth`], the second column): each link's truth mesh as convex
+//!   pieces, checked exactly by GJK on the hull vertices (a rigorous lower bound; bounding
+//!   spheres first). Hull contact includes every mesh contact.
+//!
+//! Per checked pair and pose: *contact* when the truth touches (hulls: not proven apart by
+//! more than the margin); *missed* when the kernel's pair value is above the margin while the
+//! truth is in contact (a containment bug: the primitives are proven to hold the truth, so
+//! this must never happen); *false stop* when the kernel's pair trips while the truth is
+//! apart.
 //!
 //! `--compare` runs the same poses on other fits of the same robot with the manifest's joints,
 //! ACM and margin: one capsule per link (`fit_link`'s capsule candidate) and box + hull on
