@@ -501,11 +501,11 @@ impl MeshTruth {
             return false;
         }
         let b_to_a = Rigid::between(pa, pb);
-        if surfaces_meet(la, lb, &b_to_a, tol) {
-            return true;
-        }
         let a_to_b = Rigid::between(pb, pa);
-        inside(la, lb, &a_to_b) || inside(lb, la, &b_to_a)
+        // Containment first: one point query per component, and it settles nested CAD (a
+        // motor inside a shell), whose surfaces are close everywhere and slow to prove apart.
+        // A vertex inside means contact whatever the surfaces do.
+        inside(la, lb, &a_to_b) || inside(lb, la, &b_to_a) || surfaces_meet(la, lb, &b_to_a, tol)
     }
 }
 
