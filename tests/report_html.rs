@@ -86,7 +86,7 @@ fn the_report_renders_every_robot_section_in_chromium() {
     }
     let fleet = std::fs::read_to_string(&md).unwrap();
     for needle in [
-        "| robot | poses | contacts |",
+        "| robot | poses | contacts (mesh / hull) |",
         "false stops single-capsule",
         "| two_boxes | 200 |",
         "| franka_panda | 200 |",

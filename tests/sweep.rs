@@ -9,7 +9,7 @@ use collide::io::mesh::MeshLimits;
 use collide::io::robot::{LoadOptions, load_robot};
 use collide::lower::{LowerOptions, TightLinks, lower};
 use collide::sweep::truth::{self, Contact, Placement};
-use collide::sweep::{self, ReadOptions, Set, poses::uniform_q, render};
+use collide::sweep::{self, ReadOptions, Set, Truth, poses::uniform_q, render};
 use collide::verify::kernel_load::load_kernel;
 use std::path::{Path, PathBuf};
 
@@ -103,27 +103,35 @@ fn two_boxes_have_the_known_answers() {
         "{contacts} {false_stops}"
     );
     assert_eq!(report.checked_pairs, 1);
-    assert_eq!(report.contact_poses, contacts);
-    assert_eq!(report.contact_pairs, contacts);
+    // Two convex cubes: the meshes and their hulls touch in the same poses.
+    for truth in [Truth::Mesh, Truth::Hull] {
+        assert_eq!(report.contacts(truth).poses, contacts);
+        assert_eq!(report.contacts(truth).pairs, contacts);
+    }
+    assert_eq!(report.mesh_not_hull, 0);
+    assert_eq!(report.mesh_truth.closed_components, 2);
     let fit = report.set(Set::Fit).unwrap();
-    assert_eq!(fit.missed, 0);
-    assert_eq!(fit.false_stops, false_stops);
     assert_eq!(fit.refused, contacts + false_stops);
-    assert_eq!(fit.slop_only, false_stops);
+    for v in [&fit.mesh, &fit.hull] {
+        assert_eq!(v.missed, 0);
+        assert_eq!(v.false_stops, false_stops);
+        assert_eq!(v.slop_only, false_stops);
+    }
     assert!(!fit.rest.clear, "q = 0.15 at rest: the cubes overlap");
     let capsule = report.set(Set::SingleCapsule).unwrap();
     let tight = report.set(Set::AllTight).unwrap();
-    assert_eq!((capsule.missed, tight.missed), (0, 0));
+    assert_eq!((capsule.mesh.missed, tight.mesh.missed), (0, 0));
+    assert_eq!((capsule.hull.missed, tight.hull.missed), (0, 0));
     // A capsule around a cube stands far off its faces; box + hull hugs them.
     assert!(
-        capsule.false_stops > 5 * false_stops,
+        capsule.mesh.false_stops > 5 * false_stops,
         "{}",
-        capsule.false_stops
+        capsule.mesh.false_stops
     );
     assert!(
-        tight.false_stops <= false_stops + 2,
+        tight.mesh.false_stops <= false_stops + 2,
         "{}",
-        tight.false_stops
+        tight.mesh.false_stops
     );
     assert!(report.missed.is_empty());
     insta::assert_snapshot!("two_boxes_summary", render::summary(&report));
@@ -206,11 +214,19 @@ fn always_rows_whose_meshes_come_apart_are_reported() {
     let out = sweep_json(&g1, "2", "300", &[]);
     let v = json_without_timing(&out);
     let exempt = &v["always_exempt"];
-    // The knee and ankle-roll meshes are nested: they touch in every pose.
-    assert!(
-        exempt["touching_every_pose"].as_u64().unwrap() >= 2,
-        "{exempt}"
-    );
+    // The knee and ankle-roll meshes are nested and touch in most poses, but not in every
+    // one (their hulls do): the mesh truth says so.
+    for side in ["left", "right"] {
+        let row = exempt["apart_in_some_poses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["a"] == format!("{side}_ankle_roll_link").as_str())
+            .unwrap_or_else(|| panic!("no {side} ankle row in {exempt}"));
+        assert_eq!(row["b"], format!("{side}_knee_link").as_str());
+        let n = row["contact_poses"].as_u64().unwrap();
+        assert!(n > 200 && n < 300, "{row}");
+    }
     // The torso and shoulder-roll capsules overlap everywhere, their meshes only sometimes:
     // the kernel, which never checks the exempt pair, does not see those contacts.
     let apart = exempt["apart_in_some_poses"].as_array().unwrap();
@@ -380,7 +396,142 @@ fn a_shrunken_box_is_caught_as_missed_contacts() {
     );
     assert!(stderr.contains("slide="), "the pose is printed: {stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let fit_row = stdout.lines().find(|l| l.starts_with("fit ")).unwrap();
-    let missed: usize = fit_row.split_whitespace().nth(5).unwrap().parse().unwrap();
-    assert!(missed > 0, "{fit_row}");
+    let v = json_of_failed(&path);
+    let fit = &v["sets"][0];
+    assert!(fit["missed"].as_u64().unwrap() > 0, "{fit}");
+    assert!(fit["hull"]["missed"].as_u64().unwrap() > 0, "{fit}");
+    assert!(stdout.lines().any(|l| l.starts_with("fit ")), "{stdout}");
+}
+
+/// `collide sweep --json` of a manifest expected to miss contacts (exit 1).
+fn json_of_failed(manifest: &Path) -> serde_json::Value {
+    let out = common::collide()
+        .args([
+            "sweep",
+            manifest.to_str().unwrap(),
+            "--poses",
+            "600",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+// --- the mesh truth on a real robot ----------------------------------------------------
+
+use collide::sweep::mesh_truth::{self, MeshContacts};
+
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// The UR5 (committed manifest): against the meshes nothing is missed, every mesh contact
+/// on a checked pair is also a hull-truth contact on the same pose, the sweep's figures are
+/// exactly `judge`'s, and the contacts are the same on one and two threads.
+#[test]
+fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth() {
+    let path = committed_manifest("ur5");
+    let prepared = sweep::prepare(&path, &[], &ReadOptions::new(LoadOptions::default())).unwrap();
+    let model = &prepared.fit_kernel().model;
+    let poses = 600;
+    let pairs = prepared.mesh_pairs();
+    let one = in_pool(1, || {
+        mesh_truth::mesh_contacts(model, &prepared.mesh_truth, &pairs, poses, SEED)
+    });
+    let two = in_pool(2, || {
+        mesh_truth::mesh_contacts(model, &prepared.mesh_truth, &pairs, poses, SEED)
+    });
+    assert_eq!(one, two);
+    let mesh = one;
+    assert_eq!(
+        (mesh.poses, mesh.seed, mesh.contacts.len()),
+        (poses, SEED, poses)
+    );
+    let (hull, _) = prepared.hull_contacts(poses, SEED, &indicatif::ProgressBar::hidden());
+    let checked: Vec<(u32, u32)> =
+        mesh_truth::normalized_pairs(model.checked_pairs(), model.n_links());
+    let (mut mesh_pairs, mut hull_pairs) = (0, 0);
+    for (i, (m, h)) in mesh.contacts.iter().zip(&hull.contacts).enumerate() {
+        assert!(m.windows(2).all(|w| w[0] < w[1]), "pose {i}: sorted");
+        for p in m.iter().filter(|p| checked.binary_search(p).is_ok()) {
+            mesh_pairs += 1;
+            assert!(
+                h.binary_search(p).is_ok(),
+                "pose {i}: meshes of {p:?} touch, their hull truth does not"
+            );
+        }
+        hull_pairs += h.len();
+    }
+    // The UR5's concave links: the hulls touch far more often than the meshes.
+    assert!(
+        mesh_pairs > 0 && hull_pairs > mesh_pairs,
+        "{mesh_pairs} {hull_pairs}"
+    );
+    let [j_mesh, j_hull]: [mesh_truth::Judgement; 2] =
+        mesh_truth::judge_all(model, &[&mesh, &hull])
+            .unwrap()
+            .try_into()
+            .unwrap();
+    assert_eq!((j_mesh.missed, j_hull.missed), (0, 0));
+    assert_eq!(j_mesh.contact_pairs, mesh_pairs);
+    assert_eq!(j_mesh.refused, j_hull.refused);
+    assert!(j_mesh.slop_only >= j_hull.slop_only);
+    assert!(j_mesh.false_stops >= j_hull.false_stops);
+    // `judge` alone agrees with `judge_all`, and the sweep reports exactly these figures.
+    let alone = mesh_truth::judge(model, &mesh).unwrap();
+    assert_eq!(
+        (
+            alone.refused,
+            alone.slop_only,
+            alone.false_stops,
+            alone.missed
+        ),
+        (
+            j_mesh.refused,
+            j_mesh.slop_only,
+            j_mesh.false_stops,
+            j_mesh.missed
+        )
+    );
+    let report = prepared.run(poses, SEED, false);
+    let fit = report.set(Set::Fit).unwrap();
+    assert_eq!(
+        (
+            fit.refused,
+            fit.mesh.slop_only,
+            fit.mesh.false_stops,
+            fit.mesh.missed
+        ),
+        (j_mesh.refused, j_mesh.slop_only, j_mesh.false_stops, 0)
+    );
+    assert_eq!(
+        (fit.hull.slop_only, fit.hull.false_stops),
+        (j_hull.slop_only, j_hull.false_stops)
+    );
+    assert_eq!(report.mesh_contacts.poses, j_mesh.contact_poses);
+    assert_eq!(report.mesh_not_hull, 0);
+}
+
+/// `judge` refuses contacts that do not cover the model's checked pairs or its poses.
+#[test]
+fn judge_refuses_contacts_that_do_not_cover_the_model() {
+    let path = committed_manifest("ur5");
+    let prepared = sweep::prepare(&path, &[], &ReadOptions::new(LoadOptions::default())).unwrap();
+    let model = &prepared.fit_kernel().model;
+    let full =
+        mesh_truth::mesh_contacts(model, &prepared.mesh_truth, &prepared.mesh_pairs(), 20, 3);
+    assert!(mesh_truth::judge(model, &full).is_ok());
+    let mut partial: MeshContacts = full.clone();
+    partial.pairs.remove(0);
+    let err = mesh_truth::judge(model, &partial).unwrap_err();
+    assert!(err.contains("not computed on"), "{err}");
+    let mut other = full.clone();
+    other.seed = 4;
+    assert!(mesh_truth::judge_all(model, &[&full, &other]).is_err());
 }

@@ -28,7 +28,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
             crate::messages::warning(w);
         }
         super::sweep::print_missed(&r.sweep);
-        missed += r.sweep.total_missed();
+        missed += r.sweep.total_missed() + r.sweep.total_missed_hull();
     }
     print!("{}", fleet::fleet_grid(&robots).markdown());
     println!(

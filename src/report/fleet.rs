@@ -155,13 +155,14 @@ pub fn fleet_grid(robots: &[RobotReport]) -> Grid {
     let mut g = Grid::new(&[
         "robot",
         "poses",
-        "contacts",
-        "missed (single-capsule / fit / all-tight)",
-        "false stops single-capsule",
-        "false stops fit",
-        "false stops all-tight",
+        "contacts (mesh / hull)",
+        "missed, mesh (single-capsule / fit / all-tight)",
+        "missed, hull (single-capsule / fit / all-tight)",
+        "false stops single-capsule (mesh / hull)",
+        "false stops fit (mesh / hull)",
+        "false stops all-tight (mesh / hull)",
         "refused (single-capsule / fit / all-tight)",
-        "slop-only fit",
+        "slop-only fit (mesh / hull)",
         "kernel µs median / p99 fit",
     ]);
     for rr in robots {
@@ -176,13 +177,16 @@ pub fn fleet_grid(robots: &[RobotReport]) -> Grid {
         g.rows.push(vec![
             r.robot.clone(),
             r.poses.to_string(),
-            r.contact_poses.to_string(),
-            three(&|s| s.missed.to_string()),
-            set_cell(r, Set::SingleCapsule, |s| s.false_stops.to_string()),
-            set_cell(r, Set::Fit, |s| s.false_stops.to_string()),
-            set_cell(r, Set::AllTight, |s| s.false_stops.to_string()),
+            format!("{} / {}", r.mesh_contacts.poses, r.hull_contacts.poses),
+            three(&|s| s.mesh.missed.to_string()),
+            three(&|s| s.hull.missed.to_string()),
+            set_cell(r, Set::SingleCapsule, |s| {
+                render::both(s, |v| v.false_stops)
+            }),
+            set_cell(r, Set::Fit, |s| render::both(s, |v| v.false_stops)),
+            set_cell(r, Set::AllTight, |s| render::both(s, |v| v.false_stops)),
             three(&|s| s.refused.to_string()),
-            set_cell(r, Set::Fit, |s| s.slop_only.to_string()),
+            set_cell(r, Set::Fit, |s| render::both(s, |v| v.slop_only)),
             set_cell(r, Set::Fit, |s| {
                 format!("{:.1} / {:.1}", s.timing.median_us, s.timing.p99_us)
             }),
@@ -211,7 +215,7 @@ pub fn sweep_grid(r: &SweepReport) -> Grid {
 pub fn contacts_note(r: &SweepReport) -> String {
     let mut out = String::new();
     if let Some(pairs) = render::top_contacts_text(r) {
-        out = format!("Most truth contacts (poses): {pairs}.");
+        out = format!("Most mesh contacts (poses): {pairs}.");
     }
     if let Some(text) = render::always_touching_text(r, 6) {
         let _ = write!(out, " {text}.");
@@ -256,12 +260,16 @@ fn intro(poses: usize, seed: u64) -> String {
     format!(
         "Each robot: {count}, each judged by the kernel on three primitive sets (single-capsule: \
          one capsule per link; fit: the manifest; all-tight: box + hull on every link; same joints, \
-         ACM and margin) and by the truth: each link's mesh as its convex hull, or for a link with \
-         several primitives the hulls of its surface split among them, checked exactly by GJK on \
-         the same checked pairs. contacts: poses with a truth contact. missed: pairs the kernel \
-         clears while the truth touches (must be 0). false stops: pairs the kernel trips while a \
-         separating plane between the truth hulls is proven. refused: poses the kernel trips. \
-         slop-only: refused poses with no truth contact. Kernel µs: one `check_self_collision` \
+         ACM and margin) and by two truths on the same checked pairs. **mesh** (the main figures): \
+         the links' real triangle meshes (collision and visual), touching when their surfaces meet \
+         or a vertex of one lies inside a closed part of the other (parry BVH queries). **hull** \
+         (the second figure, as in the design documents): each link's mesh as its convex hull, or \
+         for a link with several primitives the hulls of its surface split among them, checked \
+         exactly by GJK; hull contact includes every mesh contact and adds the touches of filled \
+         concavities. contacts: poses with a truth contact. missed: pairs the kernel clears while \
+         the truth touches (must be 0). false stops: pairs the kernel trips while the truth is \
+         apart. refused: poses the kernel trips. slop-only: refused poses with no truth contact. \
+         Kernel µs: one `check_self_collision` \
          call per configuration, timed alone (twice, the lesser kept; release build; other load \
          on the machine shows in p99 and max)."
     )
@@ -284,12 +292,16 @@ pub fn fleet_markdown(robots: &[RobotReport], poses: usize, seed: u64) -> String
         let r = &rr.sweep;
         let _ = write!(
             out,
-            "\n## {}\n\n`{}`: {} checked pairs, {} ACM rows, margin {} mm; truth: {} links as {} convex pieces.\n\n",
+            "\n## {}\n\n`{}`: {} checked pairs, {} ACM rows, margin {} mm; mesh truth: {} links, {} triangles in {} components ({} closed); hull truth: {} links as {} convex pieces.\n\n",
             r.robot,
             r.manifest.display(),
             r.checked_pairs,
             r.acm_rows,
             mm(r.margin_m),
+            r.mesh_truth.links,
+            r.mesh_truth.triangles,
+            r.mesh_truth.components,
+            r.mesh_truth.closed_components,
             r.truth.links,
             r.truth.pieces
         );
@@ -346,7 +358,12 @@ pub fn html_page(robots: &[RobotReport], poses: usize, seed: u64) -> String {
             out,
             "<section class=\"robot\" id=\"robot-{id}\" data-robot=\"{id}\"><h2>{id}</h2>\
              <p><code>{path}</code>: {pairs} checked pairs, {acm} ACM rows, margin {margin} mm; \
-             truth: {links} links as {pieces} convex pieces ({hv} hull vertices); sweep {secs:.1} s.</p>",
+             mesh truth: {mlinks} links, {tris} triangles in {comps} components ({closed} closed); \
+             hull truth: {links} links as {pieces} convex pieces ({hv} hull vertices); sweep {secs:.1} s.</p>",
+            mlinks = r.mesh_truth.links,
+            tris = r.mesh_truth.triangles,
+            comps = r.mesh_truth.components,
+            closed = r.mesh_truth.closed_components,
             id = escape(&r.robot),
             path = escape(&r.manifest.display().to_string()),
             pairs = r.checked_pairs,

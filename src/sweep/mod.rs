@@ -1,15 +1,22 @@
 //! `collide sweep`: the kernel's verdicts measured against ground truth on seeded poses.
 //!
-//! Every pose is judged twice. The kernel: the manifest's primitives, ACM and margin, through
-//! `check_self_collision` (timed alone, twice per pose, the lesser time kept). The truth: each link's truth mesh as convex pieces
-//! ([`truth`]), placed by the same forward kinematics and checked exactly by GJK on the hull
-//! vertices (a rigorous lower bound; bounding spheres first), on the same checked pairs.
+//! Every pose is judged by the kernel (the manifest's primitives, ACM and margin, through
+//! `check_self_collision`, timed alone, twice per pose, the lesser time kept) and by two
+//! truths, on the same checked pairs and the same forward kinematics:
 //!
-//! Per checked pair and pose: *contact* when the truth pieces are not proven apart by more
-//! than the margin; *missed* when the kernel's pair value is above the margin while the truth
-//! is in contact (a containment bug: the primitives are proven to hold the truth, so this
-//! must never happen); *false stop* when the kernel's pair trips while every truth piece pair
-//! is proven apart by more than the margin (a separating plane or disjoint spheres).
+//! - the **mesh truth** ([`mesh_truth`], the primary judgement): the links' real triangle
+//!   meshes touch when their surfaces meet or a vertex of one lies inside a closed component
+//!   of the other (parry BVH queries). [`mesh_truth::mesh_contacts`] computes the contacts
+//!   once and [`mesh_truth::judge_all`] judges each set's kernel against them;
+//! - the **hull truth** ([`truth`], the second column): each link's truth mesh as convex
+//!   pieces, checked exactly by GJK on the hull vertices (a rigorous lower bound; bounding
+//!   spheres first). Hull contact includes every mesh contact.
+//!
+//! Per checked pair and pose: *contact* when the truth touches (hulls: not proven apart by
+//! more than the margin); *missed* when the kernel's pair value is above the margin while the
+//! truth is in contact (a containment bug: the primitives are proven to hold the truth, so
+//! this must never happen); *false stop* when the kernel's pair trips while the truth is
+//! apart.
 //!
 //! `--compare` runs the same poses on other fits of the same robot with the manifest's joints,
 //! ACM and margin: one capsule per link (`fit_link`'s capsule candidate) and box + hull on
@@ -20,6 +27,7 @@
 //! Deterministic: pose `i` comes from `(seed, i)` alone and results are gathered by index, so
 //! the thread count changes nothing but the timings.
 
+pub mod mesh_truth;
 pub mod poses;
 pub mod render;
 pub mod truth;
@@ -34,6 +42,7 @@ use crate::lower::convert;
 use crate::lower::{load_meshes, truths};
 use crate::verify::check::load_robot_beside;
 use crate::verify::kernel_load::{LoadedKernel, load_kernel};
+use mesh_truth::{Judgement, MeshContacts, MeshTruth};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -106,6 +115,8 @@ pub struct Prepared {
     /// The pairs the ACM exempts as `always` (kernel link indices, both with truth): the
     /// kernel never sees them, so the truth is asked how often their meshes really touch.
     pub always_exempt: Vec<(usize, usize)>,
+    /// Each link's mesh by kernel link index, for the primary (mesh) truth.
+    pub mesh_truth: MeshTruth,
     pub warnings: Vec<String>,
 }
 
@@ -208,6 +219,7 @@ pub fn prepare(path: &Path, compare: &[Set], read: &ReadOptions) -> Result<Prepa
         kernel: fit_kernel,
     });
     sets.sort_by_key(|s| s.set);
+    let mesh_truth = MeshTruth::new(&sets_fit_links(&sets), &meshes).with_margin(m.margin_m);
     Ok(Prepared {
         path: path.to_path_buf(),
         manifest: m,
@@ -215,8 +227,17 @@ pub fn prepare(path: &Path, compare: &[Set], read: &ReadOptions) -> Result<Prepa
         meshes,
         truth,
         always_exempt,
+        mesh_truth,
         warnings,
     })
+}
+
+/// The fit set's kernel link names.
+fn sets_fit_links(sets: &[SetModel]) -> Vec<String> {
+    sets.iter()
+        .find(|s| s.set == Set::Fit)
+        .map(|s| s.kernel.link_names.clone())
+        .unwrap_or_default()
 }
 
 /// The manifest with every link refitted for `set` (joints, ACM, margin kept).
@@ -270,10 +291,29 @@ fn alternative(m: &Manifest, meshes: &BTreeMap<String, TriMesh>, set: Set) -> Re
     Ok(out)
 }
 
+/// Which truth a figure is judged against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Truth {
+    /// The real triangle meshes ([`mesh_truth`]): the primary judgement.
+    Mesh,
+    /// The convex pieces ([`truth`]): hulls of each primitive's share of the surface.
+    Hull,
+}
+
+impl Truth {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Truth::Mesh => "mesh",
+            Truth::Hull => "hull",
+        }
+    }
+}
+
 /// A pair the kernel cleared while the truth touches: a containment bug.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Missed {
     pub set: Set,
+    pub truth: Truth,
     pub pose: usize,
     /// Joint values of the pose, by dof name.
     pub q: Vec<(String, f64)>,
@@ -281,9 +321,9 @@ pub struct Missed {
     pub b: String,
     /// The kernel's pair value (above the margin).
     pub kernel_m: f64,
-    /// The truth's rigorous lower bound and GJK's upper estimate of the distance.
-    pub truth_lower_m: f64,
-    pub truth_upper_m: f64,
+    /// Hull truth only: its rigorous lower bound and GJK's upper estimate of the distance.
+    pub truth_lower_m: Option<f64>,
+    pub truth_upper_m: Option<f64>,
 }
 
 /// Kernel time per configuration, microseconds.
@@ -302,6 +342,20 @@ pub struct Rest {
     pub contacts: Vec<(String, String, f64)>,
 }
 
+/// One set's verdicts against one truth.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Verdicts {
+    /// Pairs (summed over poses) the kernel cleared while the truth touched.
+    pub missed: usize,
+    pub missed_poses: usize,
+    /// Pairs (summed over poses) the kernel tripped while the truth was apart.
+    pub false_stops: usize,
+    /// Refused poses with no truth contact on any checked pair.
+    pub slop_only: usize,
+    /// The pairs with the most false stops: (a, b, count), at most five.
+    pub top_false_stops: Vec<(String, String, usize)>,
+}
+
 /// One set's figures.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SetReport {
@@ -309,22 +363,26 @@ pub struct SetReport {
     pub primitives: usize,
     /// Primitive counts by kind (`capsule`, `box`, `box+hull`).
     pub kinds: BTreeMap<&'static str, usize>,
-    /// Pairs (summed over poses) the kernel cleared while the truth touched.
-    pub missed: usize,
-    pub missed_poses: usize,
-    /// Pairs (summed over poses) the kernel tripped while the truth was proven apart.
-    pub false_stops: usize,
-    /// Poses the kernel refused (any pair at or below the margin).
+    /// Poses the kernel refused (any pair at or below the margin); the same for both truths.
     pub refused: usize,
-    /// Refused poses with no truth contact on any checked pair.
-    pub slop_only: usize,
+    /// Against the meshes (the primary figures).
+    pub mesh: Verdicts,
+    /// Against the hull truth (the design documents' figures).
+    pub hull: Verdicts,
     pub rest: Rest,
     pub timing: Timing,
-    /// The pairs with the most false stops: (a, b, count), at most five.
-    pub top_false_stops: Vec<(String, String, usize)>,
 }
 
-/// What the truth is made of.
+impl SetReport {
+    pub fn verdicts(&self, truth: Truth) -> &Verdicts {
+        match truth {
+            Truth::Mesh => &self.mesh,
+            Truth::Hull => &self.hull,
+        }
+    }
+}
+
+/// What the hull truth is made of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TruthSummary {
     pub links: usize,
@@ -332,6 +390,20 @@ pub struct TruthSummary {
     pub hull_vertices: usize,
     /// Links split among several primitives: (link, pieces, triangles that needed cutting).
     pub split: Vec<(String, usize, usize)>,
+}
+
+/// One truth's own contacts on the checked pairs.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TruthContacts {
+    /// Poses with a truth contact on a checked pair.
+    pub poses: usize,
+    /// Truth contacts summed over poses (pairs).
+    pub pairs: usize,
+    /// The pairs most often in truth contact: (a, b, poses), at most five.
+    pub top: Vec<(String, String, usize)>,
+    /// Checked pairs in truth contact in every pose (CAD-nested neighbours the ACM does not
+    /// exempt: every pose is refused because of them, whatever the fit).
+    pub always_touching: Vec<(String, String)>,
 }
 
 /// A sweep's results.
@@ -344,28 +416,32 @@ pub struct SweepReport {
     pub margin_m: f64,
     pub checked_pairs: usize,
     pub acm_rows: usize,
+    /// What the mesh truth is made of.
+    pub mesh_truth: mesh_truth::MeshSummary,
+    /// What the hull truth is made of.
     pub truth: TruthSummary,
-    /// Poses with a truth contact on a checked pair.
-    pub contact_poses: usize,
-    /// Truth contacts summed over poses (pairs).
-    pub contact_pairs: usize,
-    /// Truth contacts whose GJK hit its iteration cap (counted as contact, conservatively).
+    /// Contacts of the meshes (primary) and of the hull truth.
+    pub mesh_contacts: TruthContacts,
+    pub hull_contacts: TruthContacts,
+    /// Pair contacts (summed over poses) the meshes make and the hull truth does not: 0
+    /// whenever the hull pieces hold the meshes' solids (docs/sweep.md).
+    pub mesh_not_hull: usize,
+    /// Hull truth contacts whose GJK hit its iteration cap (counted as contact, conservatively).
     pub undecided: usize,
-    /// The pairs most often in truth contact: (a, b, poses), at most five.
-    pub top_contacts: Vec<(String, String, usize)>,
-    /// Checked pairs in truth contact in every pose (CAD-nested neighbours the ACM does not
-    /// exempt: every pose is refused because of them, whatever the fit).
-    pub always_touching: Vec<(String, String)>,
     /// ACM rows exempt as `always` (proven on the primitives) whose meshes do not touch in
-    /// every pose: (a, b, poses with a truth contact), most first. The kernel does not see
+    /// every pose: (a, b, poses with a mesh contact), most first. The kernel does not see
     /// these contacts; a tighter fit of the two links turns such a row into a checked pair.
     pub always_exempt_apart: Vec<(String, String, usize)>,
     /// ACM rows exempt as `always` whose meshes touch in every pose.
     pub always_exempt_touching: usize,
     pub sets: Vec<SetReport>,
+    /// Missed contacts against either truth (mesh first).
     pub missed: Vec<Missed>,
-    /// Wall time of the pose loop (s).
+    /// Wall time of the pose loops (s): mesh truth, hull truth, kernel.
     pub elapsed_s: f64,
+    pub mesh_s: f64,
+    pub hull_s: f64,
+    pub kernel_s: f64,
     pub warnings: Vec<String>,
 }
 
@@ -374,28 +450,26 @@ impl SweepReport {
         self.sets.iter().find(|s| s.set == set)
     }
 
+    /// Missed pairs against the meshes, every set (must be 0: `sweep` exits 1 otherwise).
     pub fn total_missed(&self) -> usize {
-        self.sets.iter().map(|s| s.missed).sum()
+        self.sets.iter().map(|s| s.mesh.missed).sum()
+    }
+
+    /// Missed pairs against the hull truth, every set.
+    pub fn total_missed_hull(&self) -> usize {
+        self.sets.iter().map(|s| s.hull.missed).sum()
+    }
+
+    pub fn contacts(&self, truth: Truth) -> &TruthContacts {
+        match truth {
+            Truth::Mesh => &self.mesh_contacts,
+            Truth::Hull => &self.hull_contacts,
+        }
     }
 }
 
-/// One pose's outcome, per set.
-struct PoseOut {
-    /// Truth contacts: (pair, lower, upper, converged).
-    contacts: Vec<(u32, f64, f64, bool)>,
-    /// Indices into `Prepared::always_exempt` of the exempt pairs whose meshes touch.
-    exempt_contacts: Vec<u32>,
-    sets: Vec<SetPose>,
-}
-
-struct SetPose {
-    tripped: bool,
-    /// Tripping pairs with their values.
-    trips: Vec<u32>,
-    /// Values of the truth-contact pairs (for missed reports).
-    contact_values: Vec<f64>,
-    ns: u64,
-}
+/// Hull truth contact details of one pose: (checked pair index, lower, upper, converged).
+type HullPose = Vec<(u32, f64, f64, bool)>;
 
 fn kind_counts(m: &Manifest) -> (usize, BTreeMap<&'static str, usize>) {
     let mut kinds = BTreeMap::new();
@@ -414,14 +488,6 @@ fn kind_counts(m: &Manifest) -> (usize, BTreeMap<&'static str, usize>) {
     (n, kinds)
 }
 
-fn percentile(sorted: &[u64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let k = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
-    sorted[k] as f64 / 1e3
-}
-
 impl Prepared {
     pub fn fit_kernel(&self) -> &LoadedKernel {
         &self
@@ -432,32 +498,31 @@ impl Prepared {
             .kernel
     }
 
-    /// Sweeps `poses` poses of `seed` over every prepared set, on the rayon pool.
-    pub fn run(&self, poses: usize, seed: u64, progress: bool) -> SweepReport {
-        let fit = self.fit_kernel();
-        let model = &fit.model;
+    /// The link pairs the mesh truth is asked about: the checked pairs and the ACM's
+    /// `always` rows.
+    pub fn mesh_pairs(&self) -> Vec<(usize, usize)> {
+        let mut pairs = self.fit_kernel().model.checked_pairs().to_vec();
+        pairs.extend(self.always_exempt.iter().copied());
+        pairs
+    }
+
+    /// The hull truth on every checked pair of `poses` poses of `seed`: the contacts, and
+    /// per pose their GJK bounds.
+    pub fn hull_contacts(
+        &self,
+        poses: usize,
+        seed: u64,
+        bar: &indicatif::ProgressBar,
+    ) -> (MeshContacts, Vec<HullPose>) {
+        let model = &self.fit_kernel().model;
         let pairs = model.checked_pairs();
         let margin = self.manifest.margin_m;
-        let fit_pos = self
-            .sets
-            .iter()
-            .position(|s| s.set == Set::Fit)
-            .expect("fit set");
-        let bar = if progress {
-            crate::report::progress::bar(poses as u64, &format!("sweeping {}", self.manifest.robot))
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        let started = Instant::now();
-        let outs: Vec<PoseOut> = (0..poses)
+        let details: Vec<HullPose> = (0..poses)
             .into_par_iter()
             .map_init(
                 || {
                     (
-                        self.sets
-                            .iter()
-                            .map(|s| s.kernel.model.workspace())
-                            .collect::<Vec<_>>(),
+                        model.workspace(),
                         vec![0.0; model.dof()],
                         vec![
                             Placement {
@@ -468,115 +533,178 @@ impl Prepared {
                         ],
                     )
                 },
-                |(wss, q, place), i| {
+                |(ws, q, place), i| {
                     poses::uniform_q(model, seed, i as u64, q);
-                    let mut sets = Vec::with_capacity(self.sets.len());
-                    for (s, ws) in self.sets.iter().zip(wss.iter_mut()) {
-                        let t = Instant::now();
-                        let r = s.kernel.model.check_self_collision(q, ws, true);
-                        let first = t.elapsed().as_nanos() as u64;
-                        // Timed twice, the lesser kept: on a loaded machine a pre-emption
-                        // (milliseconds) lands in some calls, rarely in both of a pair.
-                        // The kernel is deterministic, so the second call's verdict is the same.
-                        let t = Instant::now();
-                        let again = s.kernel.model.check_self_collision(q, ws, true);
-                        let ns = first.min(t.elapsed().as_nanos() as u64);
-                        debug_assert_eq!(r.tripped, again.tripped);
-                        let trips = ws
-                            .pair_distances()
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, d)| d.is_nan() || **d <= margin)
-                            .map(|(k, _)| k as u32)
-                            .collect();
-                        sets.push(SetPose {
-                            tripped: r.tripped,
-                            trips,
-                            contact_values: Vec::new(),
-                            ns,
-                        });
-                    }
-                    let ws = &wss[fit_pos];
+                    model.fk(q, ws);
                     for (li, p) in place.iter_mut().enumerate() {
                         let (rot, pos) = ws.link_pose(li);
                         *p = Placement { rot, pos };
                     }
-                    // The truth on links `a`, `b` at this pose (`None`: a link without geometry).
-                    let truth_contact = |a: usize, b: usize| match (&self.truth[a], &self.truth[b])
-                    {
-                        (Some(ta), Some(tb)) => {
-                            Some(truth::contact(ta, &place[a], tb, &place[b], margin))
-                        }
-                        _ => None,
-                    };
                     let mut contacts = Vec::new();
                     for (k, &(a, b)) in pairs.iter().enumerate() {
-                        if let Some(Contact::Touching {
+                        let (Some(ta), Some(tb)) = (&self.truth[a], &self.truth[b]) else {
+                            continue;
+                        };
+                        if let Contact::Touching {
                             lower,
                             upper,
                             converged,
-                        }) = truth_contact(a, b)
+                        } = truth::contact(ta, &place[a], tb, &place[b], margin)
                         {
                             contacts.push((k as u32, lower, upper, converged));
                         }
                     }
-                    let exempt_contacts = (0..self.always_exempt.len() as u32)
-                        .filter(|&k| {
-                            let (a, b) = self.always_exempt[k as usize];
-                            matches!(truth_contact(a, b), Some(Contact::Touching { .. }))
-                        })
-                        .collect();
-                    for (s, ws) in sets.iter_mut().zip(wss.iter()) {
-                        let d = ws.pair_distances();
-                        s.contact_values = contacts.iter().map(|c| d[c.0 as usize]).collect();
-                    }
                     bar.inc(1);
-                    PoseOut {
-                        contacts,
-                        exempt_contacts,
-                        sets,
-                    }
+                    contacts
                 },
             )
             .collect();
-        bar.finish_and_clear();
-        let elapsed_s = started.elapsed().as_secs_f64();
-        self.tally(outs, poses, seed, elapsed_s)
+        let contacts = details
+            .iter()
+            .map(|d| {
+                let mut c: Vec<(u32, u32)> = d
+                    .iter()
+                    .map(|&(k, ..)| {
+                        let (a, b) = pairs[k as usize];
+                        (a.min(b) as u32, a.max(b) as u32)
+                    })
+                    .collect();
+                c.sort_unstable();
+                c
+            })
+            .collect();
+        let contacts = MeshContacts {
+            poses,
+            seed,
+            pairs: mesh_truth::normalized_pairs(pairs, model.n_links()),
+            contacts,
+        };
+        (contacts, details)
     }
 
-    fn tally(&self, outs: Vec<PoseOut>, poses: usize, seed: u64, elapsed_s: f64) -> SweepReport {
+    /// Sweeps `poses` poses of `seed` over every prepared set, on the rayon pool: the mesh
+    /// truth's contacts ([`mesh_truth::mesh_contacts`]), the hull truth's, then every set's
+    /// kernel judged against both ([`mesh_truth::judge_all`]).
+    pub fn run(&self, poses: usize, seed: u64, progress: bool) -> SweepReport {
+        let model = &self.fit_kernel().model;
+        let bar = |what: &str| {
+            if progress {
+                crate::report::progress::bar(
+                    poses as u64,
+                    &format!("{what} {}", self.manifest.robot),
+                )
+            } else {
+                indicatif::ProgressBar::hidden()
+            }
+        };
+        let started = Instant::now();
+        let b = bar("mesh truth");
+        let mesh = mesh_truth::mesh_contacts_with_progress(
+            model,
+            &self.mesh_truth,
+            &self.mesh_pairs(),
+            poses,
+            seed,
+            &b,
+        );
+        b.finish_and_clear();
+        let mesh_s = started.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let b = bar("hull truth");
+        let (hull, hull_details) = self.hull_contacts(poses, seed, &b);
+        b.finish_and_clear();
+        let hull_s = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let judged: Vec<Vec<Judgement>> = self
+            .sets
+            .iter()
+            .map(|s| {
+                mesh_truth::judge_all(&s.kernel.model, &[&mesh, &hull])
+                    .expect("every set checks the fit's pairs (checked in prepare)")
+            })
+            .collect();
+        let kernel_s = t.elapsed().as_secs_f64();
+        let elapsed_s = started.elapsed().as_secs_f64();
+        let mut report = self.tally(&mesh, &hull, &hull_details, judged, poses, seed);
+        report.elapsed_s = elapsed_s;
+        report.mesh_s = mesh_s;
+        report.hull_s = hull_s;
+        report.kernel_s = kernel_s;
+        report
+    }
+
+    fn truth_contacts(&self, j: &Judgement, poses: usize) -> TruthContacts {
+        let names = &self.fit_kernel().link_names;
+        let counts: Vec<usize> = j.pairs.iter().map(|p| p.contacts).collect();
+        let pair_names = |k: usize| (names[j.pairs[k].a].clone(), names[j.pairs[k].b].clone());
+        TruthContacts {
+            poses: j.contact_poses,
+            pairs: j.contact_pairs,
+            top: top_pairs(&counts, &pair_names),
+            always_touching: counts
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| poses > 0 && **n == poses)
+                .map(|(k, _)| pair_names(k))
+                .collect(),
+        }
+    }
+
+    fn verdicts(&self, j: &Judgement) -> Verdicts {
+        let names = &self.fit_kernel().link_names;
+        let counts: Vec<usize> = j.pairs.iter().map(|p| p.false_stops).collect();
+        let pair_names = |k: usize| (names[j.pairs[k].a].clone(), names[j.pairs[k].b].clone());
+        Verdicts {
+            missed: j.missed,
+            missed_poses: j.missed_poses,
+            false_stops: j.false_stops,
+            slop_only: j.slop_only,
+            top_false_stops: top_pairs(&counts, &pair_names),
+        }
+    }
+
+    fn tally(
+        &self,
+        mesh: &MeshContacts,
+        hull: &MeshContacts,
+        hull_details: &[HullPose],
+        judged: Vec<Vec<Judgement>>,
+        poses: usize,
+        seed: u64,
+    ) -> SweepReport {
         let fit = self.fit_kernel();
         let pairs = fit.model.checked_pairs();
         let names = &fit.link_names;
         let margin = self.manifest.margin_m;
-        let contact_poses = outs.iter().filter(|o| !o.contacts.is_empty()).count();
-        let contact_pairs = outs.iter().map(|o| o.contacts.len()).sum();
-        let undecided = outs
+        let fit_pos = self
+            .sets
             .iter()
-            .flat_map(|o| &o.contacts)
-            .filter(|c| !c.3)
-            .count();
-        let mut per_pair_contacts = vec![0usize; pairs.len()];
-        for o in &outs {
-            for c in &o.contacts {
-                per_pair_contacts[c.0 as usize] += 1;
-            }
-        }
-        let pair_names = |k: usize| {
-            let (a, b) = pairs[k];
-            (names[a].clone(), names[b].clone())
-        };
-        let always_touching = per_pair_contacts
+            .position(|s| s.set == Set::Fit)
+            .expect("fit set");
+        let mesh_contacts = self.truth_contacts(&judged[fit_pos][0], poses);
+        let hull_contacts = self.truth_contacts(&judged[fit_pos][1], poses);
+        let undecided = hull_details.iter().flatten().filter(|c| !c.3).count();
+        // Mesh contacts on checked pairs the hull truth does not have (both lists sorted).
+        let checked: std::collections::BTreeSet<(u32, u32)> = pairs
             .iter()
-            .enumerate()
-            .filter(|(_, n)| poses > 0 && **n == poses)
-            .map(|(k, _)| pair_names(k))
+            .map(|&(a, b)| (a.min(b) as u32, a.max(b) as u32))
             .collect();
-        let top_contacts = top_pairs(&per_pair_contacts, &pair_names);
+        let mesh_not_hull = mesh
+            .contacts
+            .iter()
+            .zip(&hull.contacts)
+            .map(|(m, h)| {
+                m.iter()
+                    .filter(|p| checked.contains(p) && h.binary_search(p).is_err())
+                    .count()
+            })
+            .sum();
         let mut exempt_touch = vec![0usize; self.always_exempt.len()];
-        for o in &outs {
-            for &k in &o.exempt_contacts {
-                exempt_touch[k as usize] += 1;
+        for c in &mesh.contacts {
+            for (k, &(a, b)) in self.always_exempt.iter().enumerate() {
+                if c.binary_search(&(a.min(b) as u32, a.max(b) as u32)).is_ok() {
+                    exempt_touch[k] += 1;
+                }
             }
         }
         let always_exempt_touching = exempt_touch.iter().filter(|&&n| n == poses).count();
@@ -592,84 +720,52 @@ impl Prepared {
             .sort_by(|x, y| y.2.cmp(&x.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
         let mut missed_list = Vec::new();
         let mut sets = Vec::new();
-        for (si, s) in self.sets.iter().enumerate() {
+        for (s, j) in self.sets.iter().zip(&judged) {
             let (primitives, kinds) = kind_counts(&s.manifest);
-            let mut missed = 0;
-            let mut missed_poses = 0;
-            let mut false_stops = 0;
-            let mut refused = 0;
-            let mut slop_only = 0;
-            let mut per_pair = vec![0usize; pairs.len()];
-            let mut ns: Vec<u64> = Vec::with_capacity(outs.len());
-            for (i, o) in outs.iter().enumerate() {
-                let sp = &o.sets[si];
-                ns.push(sp.ns);
-                if sp.tripped {
-                    refused += 1;
-                    if o.contacts.is_empty() {
-                        slop_only += 1;
-                    }
-                }
-                let mut pose_missed = false;
-                for (c, &v) in o.contacts.iter().zip(&sp.contact_values) {
-                    if !(v.is_nan() || v <= margin) {
-                        missed += 1;
-                        pose_missed = true;
-                        let mut q = vec![0.0; fit.model.dof()];
-                        poses::uniform_q(&fit.model, seed, i as u64, &mut q);
-                        let (a, b) = pairs[c.0 as usize];
-                        missed_list.push(Missed {
-                            set: s.set,
-                            pose: i,
-                            q: fit.dof_names.iter().cloned().zip(q).collect(),
-                            a: names[a].clone(),
-                            b: names[b].clone(),
-                            kernel_m: v,
-                            truth_lower_m: c.1,
-                            truth_upper_m: c.2,
-                        });
-                    }
-                }
-                if pose_missed {
-                    missed_poses += 1;
-                }
-                // Trips and contacts are both in pair order: a merge finds the trips with
-                // no truth contact.
-                let mut ci = o.contacts.iter().map(|c| c.0).peekable();
-                for &k in &sp.trips {
-                    while ci.next_if(|&c| c < k).is_some() {}
-                    if ci.peek() != Some(&k) {
-                        false_stops += 1;
-                        per_pair[k as usize] += 1;
-                    }
+            for (truth, jt) in [(Truth::Mesh, &j[0]), (Truth::Hull, &j[1])] {
+                for &(pose, k, kernel_m) in &jt.missed_at {
+                    let mut q = vec![0.0; fit.model.dof()];
+                    poses::uniform_q(&fit.model, seed, pose as u64, &mut q);
+                    let (a, b) = pairs[k];
+                    let bounds = (truth == Truth::Hull)
+                        .then(|| {
+                            hull_details[pose]
+                                .iter()
+                                .find(|c| c.0 as usize == k)
+                                .map(|c| (c.1, c.2))
+                        })
+                        .flatten();
+                    missed_list.push(Missed {
+                        set: s.set,
+                        truth,
+                        pose,
+                        q: fit.dof_names.iter().cloned().zip(q).collect(),
+                        a: names[a].clone(),
+                        b: names[b].clone(),
+                        kernel_m,
+                        truth_lower_m: bounds.map(|b| b.0),
+                        truth_upper_m: bounds.map(|b| b.1),
+                    });
                 }
             }
-            ns.sort_unstable();
-            let timing = Timing {
-                median_us: percentile(&ns, 0.5),
-                p99_us: percentile(&ns, 0.99),
-                max_us: ns.last().map_or(0.0, |&x| x as f64 / 1e3),
-            };
-            let top = top_pairs(&per_pair, &pair_names);
             let (r, contacts) = crate::verify::rest::rest_verdict(&s.kernel, &s.manifest);
-            let rest = Rest {
-                clear: r.clear,
-                contacts,
-            };
             sets.push(SetReport {
                 set: s.set,
                 primitives,
                 kinds,
-                missed,
-                missed_poses,
-                false_stops,
-                refused,
-                slop_only,
-                rest,
-                timing,
-                top_false_stops: top,
+                refused: j[0].refused,
+                mesh: self.verdicts(&j[0]),
+                hull: self.verdicts(&j[1]),
+                rest: Rest {
+                    clear: r.clear,
+                    contacts,
+                },
+                timing: j[0].timing,
             });
         }
+        missed_list.sort_by(|x, y| {
+            (x.truth, x.set, x.pose, &x.a, &x.b).cmp(&(y.truth, y.set, y.pose, &y.a, &y.b))
+        });
         let truth_links: Vec<(usize, &TruthLink)> = self
             .truth
             .iter()
@@ -684,6 +780,7 @@ impl Prepared {
             margin_m: margin,
             checked_pairs: pairs.len(),
             acm_rows: self.manifest.acm.len(),
+            mesh_truth: self.mesh_truth.summary(),
             truth: TruthSummary {
                 links: truth_links.len(),
                 pieces: truth_links.iter().map(|(_, t)| t.pieces.len()).sum(),
@@ -694,16 +791,18 @@ impl Prepared {
                     .map(|(i, t)| (names[*i].clone(), t.pieces.len(), t.cut_triangles))
                     .collect(),
             },
-            contact_poses,
-            contact_pairs,
+            mesh_contacts,
+            hull_contacts,
+            mesh_not_hull,
             undecided,
-            top_contacts,
-            always_touching,
             always_exempt_apart,
             always_exempt_touching,
             sets,
             missed: missed_list,
-            elapsed_s,
+            elapsed_s: 0.0,
+            mesh_s: 0.0,
+            hull_s: 0.0,
+            kernel_s: 0.0,
             warnings: self.warnings.clone(),
         }
     }

@@ -3,7 +3,7 @@
 //! [`verdict_table`] and [`summary`] hold only seeded, deterministic figures (snapshot
 //! tests rely on it); timings are in [`timing_table`] and under `"timing"` in the JSON.
 
-use super::{Missed, SetReport, SweepReport};
+use super::{Missed, SetReport, SweepReport, Truth};
 use crate::report::table::{Table, mm};
 use std::fmt::Write as _;
 
@@ -22,29 +22,31 @@ pub fn first_few<T>(items: &[T], shown: usize, show: impl Fn(&T) -> String) -> V
     out
 }
 
-/// The pairs with the most truth contacts, `a/b 12, c/d 9` (`None` when there is none).
+/// The pairs with the most mesh contacts, `a/b 12, c/d 9` (`None` when there is none).
 pub fn top_contacts_text(r: &SweepReport) -> Option<String> {
-    if r.top_contacts.is_empty() {
+    if r.mesh_contacts.top.is_empty() {
         return None;
     }
     let pairs: Vec<String> = r
-        .top_contacts
+        .mesh_contacts
+        .top
         .iter()
         .map(|(a, b, n)| format!("{a}/{b} {n}"))
         .collect();
     Some(pairs.join(", "))
 }
 
-/// The checked pairs touching in every pose, in one sentence without its full stop, at
-/// most `shown` of them named (`None` when there is none).
+/// The checked pairs whose meshes touch in every pose, in one sentence without its full
+/// stop, at most `shown` of them named (`None` when there is none).
 pub fn always_touching_text(r: &SweepReport, shown: usize) -> Option<String> {
-    if r.always_touching.is_empty() {
+    let always = &r.mesh_contacts.always_touching;
+    if always.is_empty() {
         return None;
     }
-    let names = first_few(&r.always_touching, shown, |(a, b)| format!("{a}/{b}"));
+    let names = first_few(always, shown, |(a, b)| format!("{a}/{b}"));
     Some(format!(
-        "{} checked pair(s) touch in every pose, so every pose is refused whatever the fit (not exempted by the ACM): {}",
-        r.always_touching.len(),
+        "{} checked pair(s) whose meshes touch in every pose, so every pose is refused whatever the fit (not exempted by the ACM): {}",
+        always.len(),
         names.join(", ")
     ))
 }
@@ -68,24 +70,29 @@ pub fn rest_cell(s: &SetReport) -> String {
 pub const VERDICT_COLUMNS: [&str; 8] = [
     "set",
     "primitives",
-    "contacts",
-    "missed",
-    "false stops",
+    "contacts (mesh / hull)",
+    "missed (mesh / hull)",
+    "false stops (mesh / hull)",
     "refused",
-    "slop-only",
+    "slop-only (mesh / hull)",
     "rest",
 ];
+
+/// `mesh / hull` of one figure.
+pub fn both(s: &SetReport, f: impl Fn(&super::Verdicts) -> usize) -> String {
+    format!("{} / {}", f(&s.mesh), f(&s.hull))
+}
 
 /// One set's verdict, in [`VERDICT_COLUMNS`] order.
 pub fn verdict_cells(r: &SweepReport, s: &SetReport) -> Vec<String> {
     vec![
         s.set.as_str().to_string(),
         primitives_cell(s),
-        r.contact_poses.to_string(),
-        s.missed.to_string(),
-        s.false_stops.to_string(),
+        format!("{} / {}", r.mesh_contacts.poses, r.hull_contacts.poses),
+        both(s, |v| v.missed),
+        both(s, |v| v.false_stops),
         format!("{} / {}", s.refused, r.poses),
-        s.slop_only.to_string(),
+        both(s, |v| v.slop_only),
         rest_cell(s),
     ]
 }
@@ -129,11 +136,33 @@ pub fn summary(r: &SweepReport) -> String {
         r.acm_rows,
         mm(r.margin_m)
     );
+    let m = &r.mesh_truth;
     let _ = writeln!(
         out,
-        "truth: {} links as {} convex pieces ({} hull vertices); {} contact pairs over {} poses",
-        r.truth.links, r.truth.pieces, r.truth.hull_vertices, r.contact_pairs, r.contact_poses
+        "mesh truth: {} links, {} triangles in {} components ({} closed); {} contact pairs over {} poses",
+        m.links,
+        m.triangles,
+        m.components,
+        m.closed_components,
+        r.mesh_contacts.pairs,
+        r.mesh_contacts.poses
     );
+    let _ = writeln!(
+        out,
+        "hull truth: {} links as {} convex pieces ({} hull vertices); {} contact pairs over {} poses",
+        r.truth.links,
+        r.truth.pieces,
+        r.truth.hull_vertices,
+        r.hull_contacts.pairs,
+        r.hull_contacts.poses
+    );
+    if r.mesh_not_hull > 0 {
+        let _ = writeln!(
+            out,
+            "  {} mesh contact pair(s) the hull truth does not have (a closed mesh inside a hull-less part)",
+            r.mesh_not_hull
+        );
+    }
     for (link, pieces, cut) in &r.truth.split {
         let _ = writeln!(
             out,
@@ -141,7 +170,7 @@ pub fn summary(r: &SweepReport) -> String {
         );
     }
     if let Some(pairs) = top_contacts_text(r) {
-        let _ = writeln!(out, "  most truth contacts: {pairs}");
+        let _ = writeln!(out, "  most mesh contacts: {pairs}");
     }
     if let Some(text) = always_touching_text(r, usize::MAX) {
         let _ = writeln!(out, "  {text}");
@@ -152,31 +181,41 @@ pub fn summary(r: &SweepReport) -> String {
     if r.undecided > 0 {
         let _ = writeln!(
             out,
-            "  {} truth contacts undecided by GJK (iteration cap), counted as contacts",
+            "  {} hull truth contacts undecided by GJK (iteration cap), counted as contacts",
             r.undecided
         );
     }
     out.push('\n');
     out += &verdict_table(r).render();
     out.push_str(
-        "\ncontacts: poses with a truth contact on a checked pair; missed, false stops: pairs summed over poses;\n\
+        "\nmesh: the real triangle meshes; hull: hulls of each primitive's share of the mesh (hull contact >= mesh contact).\n\
+         contacts: poses with a truth contact on a checked pair; missed, false stops: pairs summed over poses;\n\
          refused: poses the kernel trips; slop-only: refused poses with no truth contact\n",
     );
     for s in &r.sets {
-        if s.top_false_stops.is_empty() {
-            continue;
+        let same = s.mesh.top_false_stops == s.hull.top_false_stops;
+        for truth in [Truth::Mesh, Truth::Hull] {
+            let v = s.verdicts(truth);
+            if v.top_false_stops.is_empty() || (same && truth == Truth::Hull) {
+                continue;
+            }
+            let label = if same {
+                "mesh and hull truth".to_string()
+            } else {
+                format!("{} truth", truth.as_str())
+            };
+            let pairs: Vec<String> = v
+                .top_false_stops
+                .iter()
+                .map(|(a, b, n)| format!("{a}/{b} {n}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "most false stops ({}, {label}): {}",
+                s.set.as_str(),
+                pairs.join(", ")
+            );
         }
-        let pairs: Vec<String> = s
-            .top_false_stops
-            .iter()
-            .map(|(a, b, n)| format!("{a}/{b} {n}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "most false stops ({}): {}",
-            s.set.as_str(),
-            pairs.join(", ")
-        );
     }
     out
 }
@@ -203,7 +242,7 @@ pub fn always_exempt_note(r: &SweepReport) -> Option<String> {
         });
         let _ = write!(
             note,
-            "; the others are exempt on their primitives but their meshes do not touch in every pose, and the kernel does not see their contacts (poses with a truth contact): {}",
+            "; the others are exempt on their primitives but their meshes do not touch in every pose, and the kernel does not see their contacts (poses with a mesh contact): {}",
             names.join(", ")
         );
     }
@@ -213,15 +252,23 @@ pub fn always_exempt_note(r: &SweepReport) -> Option<String> {
 /// One missed contact, loudly, with the pose.
 pub fn missed_line(m: &Missed) -> String {
     let q: Vec<String> = m.q.iter().map(|(n, v)| format!("{n}={v:.6}")).collect();
+    let truth = match (m.truth, m.truth_lower_m, m.truth_upper_m) {
+        (Truth::Hull, Some(lo), Some(hi)) => format!(
+            "the truth hulls touch (lower bound {:.4} mm, upper {:.4} mm)",
+            lo * 1e3,
+            hi * 1e3
+        ),
+        (Truth::Hull, ..) => "the truth hulls touch".to_string(),
+        (Truth::Mesh, ..) => "the meshes touch".to_string(),
+    };
     format!(
-        "MISSED CONTACT ({} set, pose {}): {} - {}: kernel clear at {:.4} mm while the truth hulls touch (lower bound {:.4} mm, upper {:.4} mm); a containment bug. q: {}",
+        "MISSED CONTACT ({} set, pose {}, {} truth): {} - {}: kernel clear at {:.4} mm while {truth}; a containment bug. q: {}",
         m.set.as_str(),
         m.pose,
+        m.truth.as_str(),
         m.a,
         m.b,
         m.kernel_m * 1e3,
-        m.truth_lower_m * 1e3,
-        m.truth_upper_m * 1e3,
         q.join(" ")
     )
 }
@@ -236,17 +283,25 @@ pub fn json(r: &SweepReport) -> serde_json::Value {
                 "set": s.set.as_str(),
                 "primitives": s.primitives,
                 "kinds": s.kinds,
-                "contacts": r.contact_poses,
-                "missed": s.missed,
-                "missed_poses": s.missed_poses,
-                "false_stops": s.false_stops,
+                "contacts": r.mesh_contacts.poses,
+                "missed": s.mesh.missed,
+                "missed_poses": s.mesh.missed_poses,
+                "false_stops": s.mesh.false_stops,
                 "refused": s.refused,
-                "slop_only": s.slop_only,
+                "slop_only": s.mesh.slop_only,
+                "hull": {
+                    "contacts": r.hull_contacts.poses,
+                    "missed": s.hull.missed,
+                    "missed_poses": s.hull.missed_poses,
+                    "false_stops": s.hull.false_stops,
+                    "slop_only": s.hull.slop_only,
+                    "top_false_stops": top_json(&s.hull.top_false_stops),
+                },
                 "rest": {
                     "clear": s.rest.clear,
                     "contacts": s.rest.contacts.iter().map(|(a, b, d)| serde_json::json!({"a": a, "b": b, "distance_m": d})).collect::<Vec<_>>(),
                 },
-                "top_false_stops": s.top_false_stops.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "count": n})).collect::<Vec<_>>(),
+                "top_false_stops": top_json(&s.mesh.top_false_stops),
             })
         })
         .collect();
@@ -255,7 +310,7 @@ pub fn json(r: &SweepReport) -> serde_json::Value {
         .iter()
         .map(|m| {
             serde_json::json!({
-                "set": m.set.as_str(), "pose": m.pose, "a": m.a, "b": m.b,
+                "set": m.set.as_str(), "truth": m.truth.as_str(), "pose": m.pose, "a": m.a, "b": m.b,
                 "kernel_m": m.kernel_m, "truth_lower_m": m.truth_lower_m, "truth_upper_m": m.truth_upper_m,
                 "q": m.q.iter().map(|(n, v)| (n.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
             })
@@ -277,17 +332,28 @@ pub fn json(r: &SweepReport) -> serde_json::Value {
         "margin_m": r.margin_m,
         "checked_pairs": r.checked_pairs,
         "acm_rows": r.acm_rows,
-        "truth": {
+        "mesh_truth": {
+            "links": r.mesh_truth.links,
+            "triangles": r.mesh_truth.triangles,
+            "components": r.mesh_truth.components,
+            "closed_components": r.mesh_truth.closed_components,
+        },
+        "hull_truth": {
             "links": r.truth.links,
             "pieces": r.truth.pieces,
             "hull_vertices": r.truth.hull_vertices,
             "split": r.truth.split.iter().map(|(l, p, c)| serde_json::json!({"link": l, "pieces": p, "cut_triangles": c})).collect::<Vec<_>>(),
+            "contacts": r.hull_contacts.poses,
+            "contact_pairs": r.hull_contacts.pairs,
+            "undecided": r.undecided,
+            "top_contacts": contacts_json(&r.hull_contacts.top),
+            "always_touching": r.hull_contacts.always_touching.iter().map(|(a, b)| serde_json::json!({"a": a, "b": b})).collect::<Vec<_>>(),
         },
-        "contacts": r.contact_poses,
-        "contact_pairs": r.contact_pairs,
-        "undecided": r.undecided,
-        "top_contacts": r.top_contacts.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "poses": n})).collect::<Vec<_>>(),
-        "always_touching": r.always_touching.iter().map(|(a, b)| serde_json::json!({"a": a, "b": b})).collect::<Vec<_>>(),
+        "contacts": r.mesh_contacts.poses,
+        "contact_pairs": r.mesh_contacts.pairs,
+        "mesh_not_hull": r.mesh_not_hull,
+        "top_contacts": contacts_json(&r.mesh_contacts.top),
+        "always_touching": r.mesh_contacts.always_touching.iter().map(|(a, b)| serde_json::json!({"a": a, "b": b})).collect::<Vec<_>>(),
         "always_exempt": {
             "touching_every_pose": r.always_exempt_touching,
             "apart_in_some_poses": r.always_exempt_apart.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "contact_poses": n})).collect::<Vec<_>>(),
@@ -295,6 +361,18 @@ pub fn json(r: &SweepReport) -> serde_json::Value {
         "sets": sets,
         "missed": missed,
         "warnings": r.warnings,
-        "timing": {"sweep_s": r.elapsed_s, "kernel": timing},
+        "timing": {"sweep_s": r.elapsed_s, "mesh_truth_s": r.mesh_s, "hull_truth_s": r.hull_s, "kernel_s": r.kernel_s, "kernel": timing},
     })
+}
+
+fn top_json(top: &[(String, String, usize)]) -> Vec<serde_json::Value> {
+    top.iter()
+        .map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "count": n}))
+        .collect()
+}
+
+fn contacts_json(top: &[(String, String, usize)]) -> Vec<serde_json::Value> {
+    top.iter()
+        .map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "poses": n}))
+        .collect()
 }

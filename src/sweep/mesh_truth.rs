@@ -1,0 +1,1039 @@
+//! The sweep's primary truth: contacts judged on the links' real triangle meshes.
+//!
+//! Per link, its truth mesh (every collision and visual geometry in the link frame, the mesh
+//! `collide lower` proves containment on) as a parry3d-f64 `TriMesh` with its BVH, split into
+//! edge-connected components, each either *closed* (every edge shared by exactly two of its
+//! triangles, traversed once each way, enclosing a non-zero volume) or *open*, plus a bounding
+//! sphere. Two placed links **touch** when
+//!
+//! 1. their surfaces come within [`CONTACT_TOL_M`] (plus the margin, see
+//!    [`MeshTruth::with_margin`]) of each other: a simultaneous traversal of the two BVHs
+//!    (parry's `Bvh::leaf_pairs`, node boxes compared in one frame), then parry's GJK on each
+//!    triangle pair whose boxes meet, stopping at the first pair not proven apart; or
+//! 2. a vertex of one lies inside a closed component of the other (parry's point query with
+//!    the component's angle-weighted pseudo-normals). When the surfaces are apart, every
+//!    connected component of one mesh lies wholly inside or wholly outside each closed
+//!    component of the other, so one vertex per component decides it.
+//!
+//! Open components (a single plane patch, a mesh with holes) only take part through their
+//! surface. Bounding spheres reject far pairs first.
+//!
+//! [`mesh_contacts`] computes the touching pairs of seeded poses once; [`judge`] measures a
+//! kernel model against them without any mesh query, cheaply enough to be repeated after
+//! every refit. `collide sweep` uses exactly these two functions.
+
+use super::Timing;
+use super::poses::uniform_q;
+use super::truth::Placement;
+use crate::geom::mesh::TriMesh;
+use crate::kernel::Model;
+use crate::kernel::vec3::{Mat3, V3};
+use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::math::{Pose, Vector};
+use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhNode};
+use parry3d_f64::query::PointQuery;
+use parry3d_f64::query::gjk::{self, CsoPoint, GJKResult, VoronoiSimplex};
+use parry3d_f64::shape::{TriMesh as ParryMesh, TriMeshFlags, Triangle};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+/// Surfaces this close count as touching (1 nm): floating-point rounding, not physics. A
+/// vertex exactly on a face must touch whatever the last bit of the placement says.
+pub const CONTACT_TOL_M: f64 = 1e-9;
+
+/// A triangle whose area is below this fraction of its longest edge squared is treated as
+/// degenerate (a sliver): it keeps its part in surface contacts but no pseudo-normal is
+/// taken from it, and a component that needs it to be closed is open.
+const SLIVER: f64 = 1e-10;
+
+/// One edge-connected component of a link's mesh.
+struct Component {
+    /// One of its vertices (index into the link's vertices).
+    vertex: u32,
+    /// Set when the component is closed: its triangles oriented outward, with pseudo-normals,
+    /// for inside/outside queries.
+    solid: Option<ParryMesh>,
+}
+
+/// One link's mesh, ready for queries (link frame).
+struct MeshLink {
+    mesh: ParryMesh,
+    center: V3,
+    radius: f64,
+    components: Vec<Component>,
+    /// Bounding boxes of the closed components (`Component::solid`), indexed by position in
+    /// `closed`, and the component each one is.
+    closed_bvh: Bvh,
+    closed: Vec<u32>,
+}
+
+/// Counts describing a [`MeshTruth`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MeshSummary {
+    /// Links with a mesh.
+    pub links: usize,
+    pub triangles: usize,
+    /// Edge-connected components, and how many of them are closed.
+    pub components: usize,
+    pub closed_components: usize,
+}
+
+/// Every link's mesh, built once per robot; see the module documentation.
+pub struct MeshTruth {
+    /// By kernel link index; `None`: no geometry (never touches).
+    links: Vec<Option<MeshLink>>,
+    margin: f64,
+}
+
+fn pv(v: V3) -> Vector {
+    Vector::new(v[0], v[1], v[2])
+}
+
+fn finite(v: &V3) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn norm2(a: V3) -> f64 {
+    dot(a, a)
+}
+
+/// Is the triangle a sliver (or has a repeated corner)?
+fn sliver(t: [u32; 3], v: &[V3]) -> bool {
+    if t[0] == t[1] || t[1] == t[2] || t[2] == t[0] {
+        return true;
+    }
+    let (a, b, c) = (v[t[0] as usize], v[t[1] as usize], v[t[2] as usize]);
+    let (ab, ac, bc) = (sub(b, a), sub(c, a), sub(c, b));
+    let longest = norm2(ab).max(norm2(ac)).max(norm2(bc));
+    let area2 = norm2(cross(ab, ac)).sqrt();
+    // NaN (an overflow) counts as a sliver too.
+    !matches!(
+        area2.partial_cmp(&(SLIVER * longest)),
+        Some(std::cmp::Ordering::Greater)
+    )
+}
+
+/// A sphere holding every point: the bounding box centre and the largest distance from it,
+/// padded outward.
+fn sphere_of(points: &[V3]) -> (V3, f64) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in points {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    if lo[0] > hi[0] {
+        return ([0.0; 3], 0.0);
+    }
+    let c = [
+        0.5 * (lo[0] + hi[0]),
+        0.5 * (lo[1] + hi[1]),
+        0.5 * (lo[2] + hi[2]),
+    ];
+    let r = points
+        .iter()
+        .map(|p| norm2(sub(*p, c)).sqrt())
+        .fold(0.0, f64::max);
+    (c, r * (1.0 + 1e-12) + 1e-12)
+}
+
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let up = parent[parent[i as usize] as usize];
+        parent[i as usize] = up;
+        i = up;
+    }
+    i
+}
+
+/// The closed solid of one component's triangles, or `None` when they are not closed
+/// (see the module documentation), oriented outward.
+fn closed_solid(tris: &[[u32; 3]], v: &[V3]) -> Option<ParryMesh> {
+    let solid: Vec<[u32; 3]> = tris.iter().copied().filter(|t| !sliver(*t, v)).collect();
+    if solid.len() < 4 || solid.len() != tris.len() {
+        return None;
+    }
+    let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(3 * solid.len());
+    for t in &solid {
+        for k in 0..3 {
+            *directed.entry((t[k], t[(k + 1) % 3])).or_insert(0) += 1;
+        }
+    }
+    if directed
+        .iter()
+        .any(|(&(a, b), &n)| n != 1 || directed.get(&(b, a)) != Some(&1))
+    {
+        return None;
+    }
+    // Local vertices, about their centroid for a well-conditioned volume.
+    let mut local: HashMap<u32, u32> = HashMap::new();
+    let mut verts: Vec<V3> = Vec::new();
+    let idx: Vec<[u32; 3]> = solid
+        .iter()
+        .map(|t| {
+            t.map(|i| {
+                *local.entry(i).or_insert_with(|| {
+                    verts.push(v[i as usize]);
+                    (verts.len() - 1) as u32
+                })
+            })
+        })
+        .collect();
+    let n = verts.len() as f64;
+    let c = verts.iter().fold([0.0; 3], |s, p| {
+        [s[0] + p[0] / n, s[1] + p[1] / n, s[2] + p[2] / n]
+    });
+    let (lo, hi) = verts.iter().fold(
+        ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+        |(lo, hi), p| {
+            (
+                [lo[0].min(p[0]), lo[1].min(p[1]), lo[2].min(p[2])],
+                [hi[0].max(p[0]), hi[1].max(p[1]), hi[2].max(p[2])],
+            )
+        },
+    );
+    let diag = norm2(sub(hi, lo)).sqrt();
+    let volume6: f64 = idx
+        .iter()
+        .map(|t| {
+            let [a, b, d] = t.map(|i| sub(verts[i as usize], c));
+            dot(a, cross(b, d))
+        })
+        .sum();
+    if !matches!(
+        volume6.abs().partial_cmp(&(1e-9 * diag * diag * diag)),
+        Some(std::cmp::Ordering::Greater)
+    ) {
+        // A flat closed shell (a two-sided patch): nothing is inside it.
+        return None;
+    }
+    let idx: Vec<[u32; 3]> = if volume6 < 0.0 {
+        idx.iter().map(|t| [t[0], t[2], t[1]]).collect()
+    } else {
+        idx
+    };
+    ParryMesh::with_flags(
+        verts.iter().map(|p| pv(*p)).collect(),
+        idx,
+        TriMeshFlags::ORIENTED,
+    )
+    .ok()
+}
+
+impl MeshLink {
+    fn new(m: &TriMesh) -> Option<MeshLink> {
+        let nv = m.vertices.len();
+        if nv == 0 || m.vertices.iter().any(|p| !finite(p)) {
+            return None;
+        }
+        let mut tris: Vec<[u32; 3]> = m
+            .triangles
+            .iter()
+            .copied()
+            .filter(|t| t.iter().all(|&i| (i as usize) < nv))
+            .collect();
+        if tris.is_empty() {
+            // Point geometry: each vertex a one-point "triangle".
+            tris = (0..nv as u32).map(|i| [i, i, i]).collect();
+        }
+        // Edge-connected components (union-find over triangles).
+        let mut parent: Vec<u32> = (0..tris.len() as u32).collect();
+        let mut first_on_edge: HashMap<(u32, u32), u32> = HashMap::with_capacity(3 * tris.len());
+        for (ti, t) in tris.iter().enumerate() {
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                if a == b {
+                    continue;
+                }
+                let key = (a.min(b), a.max(b));
+                match first_on_edge.get(&key) {
+                    Some(&other) => {
+                        let (x, y) = (find(&mut parent, ti as u32), find(&mut parent, other));
+                        if x != y {
+                            parent[x.max(y) as usize] = x.min(y);
+                        }
+                    }
+                    None => {
+                        first_on_edge.insert(key, ti as u32);
+                    }
+                }
+            }
+        }
+        // Components in order of their first triangle.
+        let mut comp_of_root: HashMap<u32, usize> = HashMap::new();
+        let mut comp_tris: Vec<Vec<[u32; 3]>> = Vec::new();
+        for (ti, t) in tris.iter().enumerate() {
+            let r = find(&mut parent, ti as u32);
+            let c = *comp_of_root.entry(r).or_insert_with(|| {
+                comp_tris.push(Vec::new());
+                comp_tris.len() - 1
+            });
+            comp_tris[c].push(*t);
+        }
+        let components: Vec<Component> = comp_tris
+            .iter()
+            .map(|ct| Component {
+                vertex: ct[0][0],
+                solid: closed_solid(ct, &m.vertices),
+            })
+            .collect();
+        let closed: Vec<u32> = (0..components.len() as u32)
+            .filter(|&c| components[c as usize].solid.is_some())
+            .collect();
+        let boxes: Vec<Aabb> = closed
+            .iter()
+            .filter_map(|&c| components[c as usize].solid.as_ref())
+            .map(|s| s.local_aabb())
+            .collect();
+        let closed_bvh = Bvh::from_leaves(BvhBuildStrategy::default(), &boxes);
+        let mesh = ParryMesh::new(m.vertices.iter().map(|p| pv(*p)).collect(), tris).ok()?;
+        let (center, radius) = sphere_of(&m.vertices);
+        Some(MeshLink {
+            mesh,
+            center,
+            radius,
+            components,
+            closed_bvh,
+            closed,
+        })
+    }
+
+    fn vertex(&self, i: u32) -> V3 {
+        let p = self.mesh.vertices()[i as usize];
+        [p.x, p.y, p.z]
+    }
+}
+
+/// A rigid map `p -> r p + t` (row-major `r`).
+#[derive(Clone, Copy)]
+struct Rigid {
+    r: Mat3,
+    t: V3,
+}
+
+impl Rigid {
+    /// The map from `b`'s link frame to `a`'s: `Ra^T (Rb p + pb - pa)`.
+    fn between(a: &Placement, b: &Placement) -> Rigid {
+        let mut r = [[0.0; 3]; 3];
+        for (i, row) in r.iter_mut().enumerate() {
+            for (j, x) in row.iter_mut().enumerate() {
+                *x = (0..3).map(|k| a.rot[k][i] * b.rot[k][j]).sum();
+            }
+        }
+        let d = sub(b.pos, a.pos);
+        let t = [0, 1, 2].map(|i| (0..3).map(|k| a.rot[k][i] * d[k]).sum());
+        Rigid { r, t }
+    }
+
+    #[inline]
+    fn apply(&self, p: V3) -> V3 {
+        [0, 1, 2].map(|i| dot(self.r[i], p) + self.t[i])
+    }
+
+    #[inline]
+    fn apply_v(&self, p: Vector) -> Vector {
+        pv(self.apply([p.x, p.y, p.z]))
+    }
+
+    /// The box holding the image of `aabb`.
+    fn aabb(&self, aabb: &Aabb) -> Aabb {
+        let c = (aabb.mins + aabb.maxs) * 0.5;
+        let h = (aabb.maxs - aabb.mins) * 0.5;
+        let c = self.apply_v(c);
+        let h = Vector::new(
+            self.r[0][0].abs() * h.x + self.r[0][1].abs() * h.y + self.r[0][2].abs() * h.z,
+            self.r[1][0].abs() * h.x + self.r[1][1].abs() * h.y + self.r[1][2].abs() * h.z,
+            self.r[2][0].abs() * h.x + self.r[2][1].abs() * h.y + self.r[2][2].abs() * h.z,
+        );
+        Aabb::new(c - h, c + h)
+    }
+}
+
+fn boxes_meet(a: &Aabb, b: &Aabb, tol: f64) -> bool {
+    a.mins.x <= b.maxs.x + tol
+        && b.mins.x <= a.maxs.x + tol
+        && a.mins.y <= b.maxs.y + tol
+        && b.mins.y <= a.maxs.y + tol
+        && a.mins.z <= b.maxs.z + tol
+        && b.mins.z <= a.maxs.z + tol
+}
+
+/// Are two triangles (one frame) within `tol`? GJK answers "apart" only on a proven lower
+/// bound above `tol`.
+fn triangles_meet(t1: &Triangle, t2: &Triangle, tol: f64, simplex: &mut VoronoiSimplex) -> bool {
+    let pose = Pose::IDENTITY;
+    let dir = ((t2.a + t2.b + t2.c) - (t1.a + t1.b + t1.c))
+        .try_normalize()
+        .unwrap_or(Vector::X);
+    simplex.reset(CsoPoint::from_shapes(&pose, t1, t2, dir));
+    !matches!(
+        gjk::closest_points(&pose, t1, t2, tol, false, simplex),
+        GJKResult::NoIntersection(_)
+    )
+}
+
+/// Do the surfaces of `a` and `b` (`b_to_a` maps `b`'s frame into `a`'s) come within `tol`?
+fn surfaces_meet(a: &MeshLink, b: &MeshLink, b_to_a: &Rigid, tol: f64) -> bool {
+    let mut simplex = VoronoiSimplex::new();
+    let check = |n1: &BvhNode, n2: &BvhNode| boxes_meet(&n1.aabb(), &b_to_a.aabb(&n2.aabb()), tol);
+    a.mesh.bvh().leaf_pairs(b.mesh.bvh(), check).any(|(i, j)| {
+        if (i as usize) >= a.mesh.num_triangles() || (j as usize) >= b.mesh.num_triangles() {
+            return false;
+        }
+        let ta = a.mesh.triangle(i);
+        let tb = b.mesh.triangle(j);
+        let tb = Triangle::new(
+            b_to_a.apply_v(tb.a),
+            b_to_a.apply_v(tb.b),
+            b_to_a.apply_v(tb.c),
+        );
+        // `leaf_pairs` does not check the first pairs it yields: check every pair here.
+        boxes_meet(&ta.local_aabb(), &tb.local_aabb(), tol)
+            && triangles_meet(&ta, &tb, tol, &mut simplex)
+    })
+}
+
+/// Does some component of `a` have a vertex inside a closed component of `b`
+/// (`a_to_b` maps `a`'s frame into `b`'s)?
+fn inside(a: &MeshLink, b: &MeshLink, a_to_b: &Rigid) -> bool {
+    if b.closed.is_empty() {
+        return false;
+    }
+    let root = b.closed_bvh.root_aabb();
+    a.components.iter().any(|c| {
+        let p = pv(a_to_b.apply(a.vertex(c.vertex)));
+        if !boxes_meet(&root, &Aabb::new(p, p), 0.0) {
+            return false;
+        }
+        let pt = Aabb::new(p, p);
+        b.closed_bvh.intersect_aabb(&pt).any(|leaf| {
+            b.closed
+                .get(leaf as usize)
+                .and_then(|&k| b.components[k as usize].solid.as_ref())
+                .is_some_and(|s| s.contains_local_point(p))
+        })
+    })
+}
+
+impl MeshTruth {
+    /// `links`: the kernel's link names in kernel link order; `truths`: link name -> truth
+    /// mesh (link frame). A link without a mesh, or whose mesh is empty or has a non-finite
+    /// vertex, never touches anything. Builds the links' BVHs in parallel.
+    pub fn new(links: &[String], truths: &BTreeMap<String, TriMesh>) -> Self {
+        let links = links
+            .par_iter()
+            .map(|name| truths.get(name).and_then(MeshLink::new))
+            .collect();
+        MeshTruth { links, margin: 0.0 }
+    }
+
+    /// Contact at `margin` (m, >= 0; the kernel's margin): surfaces within `margin` (plus
+    /// [`CONTACT_TOL_M`]) touch. The default is 0: the meshes themselves meet.
+    pub fn with_margin(mut self, margin: f64) -> Self {
+        self.margin = if margin.is_finite() && margin > 0.0 {
+            margin
+        } else {
+            0.0
+        };
+        self
+    }
+
+    pub fn margin(&self) -> f64 {
+        self.margin
+    }
+
+    /// Number of kernel links (with a mesh or not).
+    pub fn n_links(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Does kernel link `i` have a mesh?
+    pub fn has_mesh(&self, i: usize) -> bool {
+        self.links.get(i).is_some_and(|l| l.is_some())
+    }
+
+    pub fn summary(&self) -> MeshSummary {
+        let mut s = MeshSummary::default();
+        for l in self.links.iter().flatten() {
+            s.links += 1;
+            s.triangles += l.mesh.num_triangles();
+            s.components += l.components.len();
+            s.closed_components += l.closed.len();
+        }
+        s
+    }
+
+    /// Do the meshes of kernel links `a` and `b` touch, placed at `pa` and `pb` (rotation
+    /// and position as the kernel workspace's `link_pose`)? `false` for a link without a
+    /// mesh or an index out of range; `true` for a non-finite placement (errs towards
+    /// contact, as the hull truth does).
+    pub fn touching(&self, a: usize, pa: &Placement, b: usize, pb: &Placement) -> bool {
+        let (Some(Some(la)), Some(Some(lb))) = (self.links.get(a), self.links.get(b)) else {
+            return false;
+        };
+        let placed_ok = |p: &Placement| finite(&p.pos) && p.rot.iter().all(finite);
+        if !placed_ok(pa) || !placed_ok(pb) {
+            return true;
+        }
+        let tol = self.margin + CONTACT_TOL_M;
+        let gap =
+            norm2(sub(pa.apply(la.center), pb.apply(lb.center))).sqrt() - la.radius - lb.radius;
+        if gap > tol {
+            return false;
+        }
+        let b_to_a = Rigid::between(pa, pb);
+        let a_to_b = Rigid::between(pb, pa);
+        // Containment first: one point query per component, and it settles nested CAD (a
+        // motor inside a shell), whose surfaces are close everywhere and slow to prove apart.
+        // A vertex inside means contact whatever the surfaces do.
+        inside(la, lb, &a_to_b) || inside(lb, la, &b_to_a) || surfaces_meet(la, lb, &b_to_a, tol)
+    }
+}
+
+/// The touching pairs of seeded poses, computed once (see [`mesh_contacts`]). The hull
+/// truth's contacts have the same shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeshContacts {
+    pub poses: usize,
+    pub seed: u64,
+    /// The link pairs asked about (kernel link indices, `a < b`, sorted): a pair outside
+    /// this list was not computed, so [`judge`] refuses a model that checks one.
+    pub pairs: Vec<(u32, u32)>,
+    /// Per pose `i` (`uniform_q(model, seed, i)`): the pairs of `pairs` whose meshes touch,
+    /// sorted.
+    pub contacts: Vec<Vec<(u32, u32)>>,
+}
+
+/// `pairs` as `(min, max)`, without self-pairs or indices outside `0..n`, sorted, deduplicated.
+pub fn normalized_pairs(pairs: &[(usize, usize)], n: usize) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = pairs
+        .iter()
+        .filter(|&&(a, b)| a != b && a < n && b < n)
+        .map(|&(a, b)| (a.min(b) as u32, a.max(b) as u32))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Mesh contacts of every pair of `pairs` (kernel link indices, either order) on `poses`
+/// seeded poses: pose `i` is `sweep::poses::uniform_q(model, seed, i)`, links placed by the
+/// kernel's forward kinematics. Parallel over poses (rayon); the output does not depend on
+/// the thread count.
+pub fn mesh_contacts(
+    model: &Model,
+    truth: &MeshTruth,
+    pairs: &[(usize, usize)],
+    poses: usize,
+    seed: u64,
+) -> MeshContacts {
+    mesh_contacts_with_progress(
+        model,
+        truth,
+        pairs,
+        poses,
+        seed,
+        &indicatif::ProgressBar::hidden(),
+    )
+}
+
+/// [`mesh_contacts`], counting each pose on `bar`.
+pub fn mesh_contacts_with_progress(
+    model: &Model,
+    truth: &MeshTruth,
+    pairs: &[(usize, usize)],
+    poses: usize,
+    seed: u64,
+    bar: &indicatif::ProgressBar,
+) -> MeshContacts {
+    let pairs = normalized_pairs(pairs, model.n_links().min(truth.n_links()));
+    let contacts = (0..poses)
+        .into_par_iter()
+        .map_init(
+            || {
+                (
+                    model.workspace(),
+                    vec![0.0; model.dof()],
+                    vec![
+                        Placement {
+                            rot: [[0.0; 3]; 3],
+                            pos: [0.0; 3],
+                        };
+                        model.n_links()
+                    ],
+                )
+            },
+            |(ws, q, place), i| {
+                uniform_q(model, seed, i as u64, q);
+                model.fk(q, ws);
+                for (li, p) in place.iter_mut().enumerate() {
+                    let (rot, pos) = ws.link_pose(li);
+                    *p = Placement { rot, pos };
+                }
+                let touching: Vec<(u32, u32)> = pairs
+                    .iter()
+                    .copied()
+                    .filter(|&(a, b)| {
+                        let (a, b) = (a as usize, b as usize);
+                        truth.touching(a, &place[a], b, &place[b])
+                    })
+                    .collect();
+                bar.inc(1);
+                touching
+            },
+        )
+        .collect();
+    MeshContacts {
+        poses,
+        seed,
+        pairs,
+        contacts,
+    }
+}
+
+/// One checked pair's counts over the poses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairVerdict {
+    /// Kernel link indices (`a < b`).
+    pub a: usize,
+    pub b: usize,
+    /// Poses the kernel trips this pair (value `<= margin` or NaN).
+    pub trips: usize,
+    /// Poses the truth has this pair touching.
+    pub contacts: usize,
+    /// Trips while the truth is apart.
+    pub false_stops: usize,
+    /// Truth contacts the kernel clears (must be 0).
+    pub missed: usize,
+}
+
+/// A kernel model measured against precomputed contacts ([`judge`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    pub poses: usize,
+    /// Per checked pair of the model, in `model.checked_pairs()` order.
+    pub pairs: Vec<PairVerdict>,
+    /// Poses with a truth contact on some checked pair.
+    pub contact_poses: usize,
+    /// Truth contacts on checked pairs, summed over poses.
+    pub contact_pairs: usize,
+    /// Poses the kernel trips.
+    pub refused: usize,
+    /// Refused poses with no truth contact on any checked pair.
+    pub slop_only: usize,
+    /// Checked pairs, summed over poses, the kernel trips while the truth is apart.
+    pub false_stops: usize,
+    /// Checked pairs, summed over poses, in truth contact while the kernel clears them.
+    pub missed: usize,
+    /// Poses with at least one missed pair.
+    pub missed_poses: usize,
+    /// Every missed pair: (pose, index into `pairs`, the kernel's value for it).
+    pub missed_at: Vec<(usize, usize, f64)>,
+    /// `check_self_collision` per configuration (each timed twice, the lesser kept).
+    pub timing: Timing,
+}
+
+/// [`judge_all`] with one truth.
+pub fn judge(model: &Model, contacts: &MeshContacts) -> Result<Judgement, String> {
+    Ok(judge_all(model, &[contacts])?.remove(0))
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let k = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[k] as f64 / 1e3
+}
+
+/// Judges `model` (its primitives, ACM and margin) against each of `truths`, on their
+/// poses: the kernel runs once per pose for all of them (no mesh query). Every truth must
+/// cover the same poses and seed and every pair the model checks; otherwise an error names
+/// what is missing. Parallel over poses; every figure but the timings is independent of
+/// the thread count.
+pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgement>, String> {
+    let Some(first) = truths.first() else {
+        return Ok(Vec::new());
+    };
+    let (poses, seed) = (first.poses, first.seed);
+    let n = model.n_links();
+    let checked = model.checked_pairs();
+    for t in truths {
+        if t.poses != poses || t.seed != seed || t.contacts.len() != poses {
+            return Err(format!(
+                "the truths are on different poses ({} poses of seed {} against {} of seed {})",
+                t.poses, t.seed, poses, seed
+            ));
+        }
+        let uncovered: Vec<String> = checked
+            .iter()
+            .map(|&(a, b)| (a.min(b) as u32, a.max(b) as u32))
+            .filter(|p| t.pairs.binary_search(p).is_err())
+            .map(|(a, b)| format!("{a}/{b}"))
+            .collect();
+        if !uncovered.is_empty() {
+            return Err(format!(
+                "the model checks {} pair(s) the contacts were not computed on: {}",
+                uncovered.len(),
+                uncovered.join(", ")
+            ));
+        }
+    }
+    // Link pair -> checked pair index.
+    let mut index = vec![u32::MAX; n * n];
+    for (k, &(a, b)) in checked.iter().enumerate() {
+        index[a.min(b) * n + a.max(b)] = k as u32;
+    }
+    let margin = model.margin();
+    struct PoseOut {
+        tripped: bool,
+        trips: Vec<u32>,
+        values: Vec<f64>,
+        ns: u64,
+    }
+    let outs: Vec<PoseOut> = (0..poses)
+        .into_par_iter()
+        .map_init(
+            || (model.workspace(), vec![0.0; model.dof()]),
+            |(ws, q), i| {
+                uniform_q(model, seed, i as u64, q);
+                let t = Instant::now();
+                let r = model.check_self_collision(q, ws, true);
+                let first = t.elapsed().as_nanos() as u64;
+                // Timed twice, the lesser kept: a pre-emption (milliseconds) lands in some
+                // calls, rarely in both. The kernel is deterministic: same verdict.
+                let t = Instant::now();
+                let _ = model.check_self_collision(q, ws, true);
+                let ns = first.min(t.elapsed().as_nanos() as u64);
+                let values = ws.pair_distances().to_vec();
+                let trips = values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| d.is_nan() || **d <= margin)
+                    .map(|(k, _)| k as u32)
+                    .collect();
+                PoseOut {
+                    tripped: r.tripped,
+                    trips,
+                    values,
+                    ns,
+                }
+            },
+        )
+        .collect();
+    let mut ns: Vec<u64> = outs.iter().map(|o| o.ns).collect();
+    ns.sort_unstable();
+    let timing = Timing {
+        median_us: percentile(&ns, 0.5),
+        p99_us: percentile(&ns, 0.99),
+        max_us: ns.last().map_or(0.0, |&x| x as f64 / 1e3),
+    };
+    let mut out = Vec::with_capacity(truths.len());
+    let mut tripped_pair = vec![false; checked.len()];
+    let mut touching_pair = vec![false; checked.len()];
+    for t in truths {
+        let mut j = Judgement {
+            poses,
+            pairs: checked
+                .iter()
+                .map(|&(a, b)| PairVerdict {
+                    a: a.min(b),
+                    b: a.max(b),
+                    trips: 0,
+                    contacts: 0,
+                    false_stops: 0,
+                    missed: 0,
+                })
+                .collect(),
+            contact_poses: 0,
+            contact_pairs: 0,
+            refused: 0,
+            slop_only: 0,
+            false_stops: 0,
+            missed: 0,
+            missed_poses: 0,
+            missed_at: Vec::new(),
+            timing,
+        };
+        for (i, (o, touching)) in outs.iter().zip(&t.contacts).enumerate() {
+            tripped_pair.iter_mut().for_each(|x| *x = false);
+            touching_pair.iter_mut().for_each(|x| *x = false);
+            for &k in &o.trips {
+                tripped_pair[k as usize] = true;
+                j.pairs[k as usize].trips += 1;
+            }
+            let mut any_contact = false;
+            let mut pose_missed = false;
+            for &(a, b) in touching {
+                let (a, b) = (a as usize, b as usize);
+                if a >= n || b >= n {
+                    continue;
+                }
+                let k = index[a * n + b];
+                if k == u32::MAX {
+                    continue;
+                }
+                let k = k as usize;
+                touching_pair[k] = true;
+                any_contact = true;
+                j.contact_pairs += 1;
+                j.pairs[k].contacts += 1;
+                if !tripped_pair[k] {
+                    j.missed += 1;
+                    j.pairs[k].missed += 1;
+                    j.missed_at.push((i, k, o.values[k]));
+                    pose_missed = true;
+                }
+            }
+            for &k in &o.trips {
+                if !touching_pair[k as usize] {
+                    j.false_stops += 1;
+                    j.pairs[k as usize].false_stops += 1;
+                }
+            }
+            if any_contact {
+                j.contact_poses += 1;
+            }
+            if o.tripped {
+                j.refused += 1;
+                if !any_contact {
+                    j.slop_only += 1;
+                }
+            }
+            if pose_missed {
+                j.missed_poses += 1;
+            }
+        }
+        out.push(j);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id_at(p: V3) -> Placement {
+        Placement {
+            rot: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+            pos: p,
+        }
+    }
+
+    fn cube(c: V3, h: f64) -> TriMesh {
+        let mut m = crate::geom::primitive_mesh::box_mesh([h; 3]);
+        for v in &mut m.vertices {
+            *v = [v[0] + c[0], v[1] + c[1], v[2] + c[2]];
+        }
+        m
+    }
+
+    fn truth_of(meshes: &[TriMesh]) -> MeshTruth {
+        let names: Vec<String> = (0..meshes.len()).map(|i| format!("l{i}")).collect();
+        let map = names.iter().cloned().zip(meshes.iter().cloned()).collect();
+        MeshTruth::new(&names, &map)
+    }
+
+    #[test]
+    fn a_box_is_one_closed_component_and_its_inverted_copy_too() {
+        let m = cube([0.0; 3], 0.1);
+        let mut inv = m.clone();
+        for t in &mut inv.triangles {
+            t.swap(1, 2);
+        }
+        let t = truth_of(&[m, inv]);
+        let s = t.summary();
+        assert_eq!((s.links, s.components, s.closed_components), (2, 2, 2));
+        // Inward winding is turned outward: the small cube inside still counts.
+        let small = cube([0.0; 3], 0.01);
+        let t = truth_of(&[small, t_inv()]);
+        assert!(t.touching(0, &id_at([0.0; 3]), 1, &id_at([0.0; 3])));
+    }
+
+    fn t_inv() -> TriMesh {
+        let mut inv = cube([0.0; 3], 0.1);
+        for t in &mut inv.triangles {
+            t.swap(1, 2);
+        }
+        inv
+    }
+
+    /// A torus about `center`, its ring in the plane of `u` and `v` (unit, orthogonal):
+    /// major radius `big`, tube radius `small`, `n` by `m` quads, outward winding.
+    fn torus(center: V3, u: V3, v: V3, big: f64, small: f64, n: u32, m: u32) -> TriMesh {
+        let w = cross(u, v);
+        let mut vertices = Vec::new();
+        for i in 0..n {
+            let a = std::f64::consts::TAU * i as f64 / n as f64;
+            let radial = [0, 1, 2].map(|k| a.cos() * u[k] + a.sin() * v[k]);
+            for j in 0..m {
+                let b = std::f64::consts::TAU * j as f64 / m as f64;
+                vertices.push([0, 1, 2].map(|k| {
+                    center[k] + (big + small * b.cos()) * radial[k] + small * b.sin() * w[k]
+                }));
+            }
+        }
+        let at = |i: u32, j: u32| (i % n) * m + (j % m);
+        let mut triangles = Vec::new();
+        for i in 0..n {
+            for j in 0..m {
+                let (p, q, r, s) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
+                triangles.push([p, q, r]);
+                triangles.push([p, r, s]);
+            }
+        }
+        TriMesh {
+            vertices,
+            triangles,
+        }
+    }
+
+    const X: V3 = [1.0, 0.0, 0.0];
+    const Y: V3 = [0.0, 1.0, 0.0];
+    const Z: V3 = [0.0, 0.0, 1.0];
+    const O: V3 = [0.0; 3];
+
+    fn touch(a: &TriMesh, b: &TriMesh) -> bool {
+        let t = truth_of(&[a.clone(), b.clone()]);
+        let ab = t.touching(0, &id_at(O), 1, &id_at(O));
+        assert_eq!(ab, t.touching(1, &id_at(O), 0, &id_at(O)), "symmetric");
+        ab
+    }
+
+    #[test]
+    fn interlocking_rings_that_do_not_touch_are_apart() {
+        // Ring 1 in the xy plane about the origin; ring 2 in the xz plane about (1, 0, 0):
+        // their core circles stay exactly 1 apart, so the tubes (0.2) stay 0.6 apart, while
+        // each passes through the other's hole (their hulls and bounding spheres overlap).
+        let r1 = torus(O, X, Y, 1.0, 0.2, 48, 16);
+        let r2 = torus([1.0, 0.0, 0.0], X, Z, 1.0, 0.2, 48, 16);
+        let t = truth_of(&[r1.clone(), r2.clone()]);
+        let s = t.summary();
+        assert_eq!((s.components, s.closed_components), (2, 2));
+        assert!(!touch(&r1, &r2));
+        // Placed rather than built apart: the same answer through the placements.
+        let t = truth_of(&[r1.clone(), torus(O, X, Z, 1.0, 0.2, 48, 16)]);
+        assert!(!t.touching(0, &id_at(O), 1, &id_at([1.0, 0.0, 0.0])));
+        // Moved 0.7 towards the centre, the cores come 0.3 apart: the tubes cross.
+        let r2 = torus([0.3, 0.0, 0.0], X, Z, 1.0, 0.2, 48, 16);
+        assert!(touch(&r1, &r2));
+        assert!(t.touching(0, &id_at(O), 1, &id_at([0.3, 0.0, 0.0])));
+        // Rotated rather than moved: ring 2 turned about x by 90 degrees lies in the xy plane
+        // about (1, 0, 0), crossing ring 1.
+        let turned = Placement {
+            rot: [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]],
+            pos: [1.0, 0.0, 0.0],
+        };
+        assert!(t.touching(0, &id_at(O), 1, &turned));
+    }
+
+    #[test]
+    fn a_vertex_exactly_on_a_face_touches() {
+        let c = cube(O, 0.1);
+        // A tetrahedron standing on its apex, the apex exactly on the cube's top face
+        // (z = 0.1, the same float as the cube's corners), away from the face's diagonal.
+        let apex = [0.03, 0.01, 0.1];
+        let tet = |lift: f64| TriMesh {
+            vertices: vec![
+                [apex[0], apex[1], apex[2] + lift],
+                [-0.05, -0.05, 0.2 + lift],
+                [0.05, -0.05, 0.2 + lift],
+                [0.0, 0.05, 0.2 + lift],
+            ],
+            triangles: vec![[0, 2, 1], [0, 3, 2], [0, 1, 3], [1, 2, 3]],
+        };
+        assert!(touch(&tet(0.0), &c));
+        // One micrometre up, it is apart (the tolerance is a nanometre).
+        assert!(!touch(&tet(1e-6), &c));
+        assert_eq!(truth_of(&[tet(0.0)]).summary().closed_components, 1);
+    }
+
+    #[test]
+    fn a_closed_mesh_wholly_inside_another_touches() {
+        let big = cube(O, 0.1);
+        let small = cube([0.02, -0.03, 0.01], 0.02);
+        assert!(touch(&small, &big));
+        // Inside the hole of a ring (not inside its tube) is apart, although the ring's
+        // hull would hold it.
+        let ring = torus(O, X, Y, 0.5, 0.1, 48, 16);
+        assert!(!touch(&small, &ring));
+        // Inside the tube is touching.
+        let in_tube = cube([0.0, 0.5, 0.0], 0.02);
+        assert!(touch(&in_tube, &ring));
+    }
+
+    #[test]
+    fn open_meshes_touch_only_through_their_surface() {
+        let c = cube(O, 0.1);
+        let patch = |z: f64, h: f64| TriMesh {
+            vertices: vec![[-h, -h, z], [h, -h, z], [h, h, z], [-h, h, z]],
+            triangles: vec![[0, 1, 2], [0, 2, 3]],
+        };
+        // A small patch inside the closed cube: its vertices are inside.
+        assert!(touch(&patch(0.05, 0.05), &c));
+        // A large patch cutting through the cube: the surfaces cross.
+        assert!(touch(&patch(0.05, 0.5), &c));
+        // Just above the cube: apart.
+        assert!(!touch(&patch(0.1001, 0.5), &c));
+        let t = truth_of(&[patch(0.05, 0.5)]);
+        assert_eq!(t.summary().closed_components, 0);
+        // An open box (a cube without its top) does not enclose: a cube inside it is apart.
+        let mut open_box = cube(O, 0.1);
+        open_box
+            .triangles
+            .retain(|t| !t.iter().all(|&i| open_box.vertices[i as usize][2] > 0.0));
+        assert_eq!(open_box.triangles.len(), 10);
+        assert_eq!(truth_of(&[open_box.clone()]).summary().closed_components, 0);
+        let inner = cube(O, 0.05);
+        assert!(!touch(&inner, &open_box));
+        // ... and a cube through its wall is touching.
+        assert!(touch(&cube([0.1, 0.0, 0.05], 0.03), &open_box));
+    }
+
+    #[test]
+    fn two_shells_in_one_mesh_are_two_closed_components() {
+        let mut m = cube([-0.3, 0.0, 0.0], 0.1);
+        let other = cube([0.3, 0.0, 0.0], 0.1);
+        let off = m.vertices.len() as u32;
+        m.vertices.extend(other.vertices);
+        m.triangles
+            .extend(other.triangles.iter().map(|t| t.map(|i| i + off)));
+        let t = truth_of(&[m.clone()]);
+        assert_eq!(t.summary().closed_components, 2);
+        // A point-sized cube inside the second shell, between them, inside the first.
+        assert!(touch(&cube([0.3, 0.0, 0.0], 0.01), &m));
+        assert!(!touch(&cube([0.0, 0.0, 0.0], 0.01), &m));
+        assert!(touch(&cube([-0.3, 0.05, 0.0], 0.01), &m));
+    }
+
+    #[test]
+    fn links_without_meshes_never_touch() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let map: BTreeMap<String, TriMesh> = [("a".to_string(), cube([0.0; 3], 0.1))]
+            .into_iter()
+            .collect();
+        let t = MeshTruth::new(&names, &map);
+        assert!(!t.touching(0, &id_at([0.0; 3]), 1, &id_at([0.0; 3])));
+        assert!(!t.touching(0, &id_at([0.0; 3]), 7, &id_at([0.0; 3])));
+        assert!(t.touching(0, &id_at([f64::NAN; 3]), 0, &id_at([0.0; 3])));
+    }
+}
