@@ -253,3 +253,21 @@ fn verify_catches_each_kind_of_tampering() {
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("stale") && out.contains("plate.stl"), "{out}");
 }
+
+/// A tight box moved 5 mm off its hull is a broken proof, not unreadable input: exit 1
+/// naming the link and the hull vertex that pokes out (it once exited 2, as for text that
+/// is not a manifest).
+#[test]
+fn verify_reports_a_hull_poking_out_of_its_moved_box_as_a_violation() {
+    let (_dir, manifest, text) = proven_scratch();
+    let (code, out) = verify_after(
+        &manifest,
+        &tamper(&text, "base", "center: [", |x| x + 0.005),
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("containment") && out.contains("base") && out.contains("hull["),
+        "{out}"
+    );
+    assert!(out.contains("outside"), "{out}");
+}
