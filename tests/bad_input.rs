@@ -58,8 +58,16 @@ fn every_bad_input_gets_one_clear_line_and_exit_2() {
 fn every_command_that_reads_a_config_checks_its_rest_pose() {
     let bad = common::repo().join("tests/bad");
     for (file, line, want) in [
-        ("config_rest_pose_unknown_state.yaml", 5, "`ready` is not a group_state"),
-        ("config_rest_pose_unknown_joint.yaml", 4, "joint `elbow` is not in robot"),
+        (
+            "config_rest_pose_unknown_state.yaml",
+            5,
+            "`ready` is not a group_state",
+        ),
+        (
+            "config_rest_pose_unknown_joint.yaml",
+            4,
+            "joint `elbow` is not in robot",
+        ),
     ] {
         let config = bad.join(file);
         let c = config.to_str().unwrap();

@@ -30,17 +30,18 @@ pub fn run(args: SweepArgs) -> Result<i32> {
     }
     print_missed(&report);
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&render::json(&report)).expect("plain JSON")
         );
     } else {
-        print!("{}", render::summary(&report));
-        println!(
+        crate::out!("{}", render::summary(&report));
+        crate::outln!(
             "\nkernel time per configuration (check_self_collision alone, {} poses; sweep took {:.2} s):",
-            report.poses, report.elapsed_s
+            report.poses,
+            report.elapsed_s
         );
-        print!("{}", render::timing_table(&report).render());
+        crate::out!("{}", render::timing_table(&report).render());
     }
     Ok(if report.total_missed() > 0 { 1 } else { 0 })
 }

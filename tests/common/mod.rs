@@ -40,3 +40,14 @@ pub fn collide_ok(args: &[&str]) -> std::process::Output {
     );
     out
 }
+
+/// A scratch directory holding a copy of every file of `tests/robots/NAME/`, for tests
+/// that write manifests or edit the robot.
+pub fn scratch_robot(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(repo().join("tests/robots").join(name)).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+    }
+    dir
+}
