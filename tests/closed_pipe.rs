@@ -22,7 +22,7 @@ fn into_closing_pipe(args: &[&str], merged: bool, lines: usize) -> (ExitStatus, 
         drop(writer);
         cmd.stderr(Stdio::piped());
     }
-    let mut child = cmd.spawn().unwrap();
+    let child = cmd.spawn().unwrap();
     drop(cmd);
     let mut seen = 0;
     let mut byte = [0u8; 1];
