@@ -8,18 +8,9 @@ use std::process::Output;
 
 /// A scratch copy of the hand-made robot (URDF, meshes, robot.yaml) so tests can edit it.
 fn scratch() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let src = common::repo().join("tests/robots/shapes");
-    for e in std::fs::read_dir(&src).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
-    }
-    std::fs::write(
-        dir.path().join("robot.yaml"),
-        "name: shapes\nurdf: shapes.urdf\n",
-    )
-    .unwrap();
+    let dir = common::scratch_robot("shapes");
     let config = dir.path().join("robot.yaml");
+    std::fs::write(&config, "name: shapes\nurdf: shapes.urdf\n").unwrap();
     (dir, config)
 }
 
