@@ -264,10 +264,10 @@ pub fn ellipsoid_points(n: usize, c: V3, r: V3, rot: &Mat3) -> Vec<V3> {
         .collect()
 }
 
-/// A tight primitive for `points` (link frame) with a box in frame `box_rot`, appending the
-/// vertices to the flat store.
-pub fn tight_from_points(points: &[V3], box_rot: Mat3, store: &mut Vec<V3>) -> Primitive {
-    let inbox: Vec<V3> = points.iter().map(|p| mul_mtv(&box_rot, *p)).collect();
+/// The box around `points` in frame `box_rot`: its centre in that frame, the points
+/// relative to it (in that frame) and its half extents.
+pub fn box_in_frame(points: &[V3], box_rot: &Mat3) -> (V3, Vec<V3>, V3) {
+    let inbox: Vec<V3> = points.iter().map(|p| mul_mtv(box_rot, *p)).collect();
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     for p in &inbox {
@@ -288,6 +288,13 @@ pub fn tight_from_points(points: &[V3], box_rot: Mat3, store: &mut Vec<V3>) -> P
             half[i] = half[i].max(p[i].abs());
         }
     }
+    (mid, rel, half)
+}
+
+/// A tight primitive for `points` (link frame) with a box in frame `box_rot`, appending the
+/// vertices to the flat store.
+pub fn tight_from_points(points: &[V3], box_rot: Mat3, store: &mut Vec<V3>) -> Primitive {
+    let (mid, rel, half) = box_in_frame(points, &box_rot);
     let offset = store.len();
     store.extend_from_slice(points);
     Primitive::Tight(TightGeometry {
