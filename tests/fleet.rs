@@ -191,3 +191,32 @@ fn a_manifest_with_mjcf_relative_mesh_paths_still_verifies() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `verify` builds the kernel once: the every-pair kernel it derives from the loaded one
+/// (`acm::unexempted`, only the pair tables rebuilt) is the kernel built afresh without
+/// the ACM, on every committed manifest.
+#[test]
+fn the_unexempted_kernel_derived_from_the_loaded_one_is_the_one_built_afresh() {
+    use collide::acm::{unexempted, unexempted_kernel};
+    use collide::io::manifest::load_manifest;
+    use collide::verify::kernel_load::load_kernel;
+    for dir in fleet() {
+        let m = load_manifest(&dir.join("manifest.yaml")).unwrap();
+        let loaded = load_kernel(&m).unwrap();
+        let derived = unexempted(&loaded).unwrap();
+        let fresh = unexempted_kernel(&m).unwrap();
+        assert!(
+            derived.model.checked_pairs().len() > loaded.model.checked_pairs().len(),
+            "{}",
+            dir.display()
+        );
+        assert_eq!(
+            format!("{:?}", derived.model),
+            format!("{:?}", fresh.model),
+            "{}",
+            dir.display()
+        );
+        assert_eq!(derived.link_names, fresh.link_names);
+        assert_eq!(derived.dof_names, fresh.dof_names);
+    }
+}
