@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::io::atomic::write_atomic;
+use crate::kernel::vec3::{dot, mul_mtv, sub};
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_saphyr::{FlowMap, FlowSeq, Spanned};
@@ -723,10 +724,6 @@ impl Checker {
     }
 }
 
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
 /// Checks everything the loader promises beyond types: finite numbers, sizes,
 /// names that resolve, a joint tree in topological order, primitives that
 /// make sense, hull within DOP within box.
@@ -1068,13 +1065,8 @@ fn check_box_nesting(
         }
     }
     for (v, p) in hull.iter().enumerate() {
-        let d = [p[0] - b.center[0], p[1] - b.center[1], p[2] - b.center[2]];
         // In the box frame: R^T (p - center).
-        let q = [
-            r[0][0] * d[0] + r[1][0] * d[1] + r[2][0] * d[2],
-            r[0][1] * d[0] + r[1][1] * d[1] + r[2][1] * d[2],
-            r[0][2] * d[0] + r[1][2] * d[1] + r[2][2] * d[2],
-        ];
+        let q = mul_mtv(&r, sub(*p, b.center));
         let out = (0..3)
             .map(|k| q[k].abs() - half[k])
             .fold(f64::NEG_INFINITY, f64::max);
