@@ -22,7 +22,7 @@ fn fuzz_runs_share_one_scratch_folder_and_leave_no_other() {
     left.sort();
     assert_eq!(left, ["collide-fuzz-scratch"]);
     // Every file is written under a temporary name and renamed: none is left over.
-    let files: Vec<String> = std::fs::read_dir(&dir)
+    let files: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
