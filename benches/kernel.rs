@@ -243,6 +243,14 @@ impl Placed {
     fn pose(&self) -> Pose {
         ppose(self.pos, &self.rot)
     }
+    /// Hull `h` placed here, as the kernel's tight-pair routines take it.
+    fn tight<'h>(&self, h: &'h HullShape) -> TightPosed<'h> {
+        TightPosed {
+            obb: self.obb(h),
+            dop: &h.dop,
+            hull: h.hull.posed(self.rot, self.pos),
+        }
+    }
 }
 
 /// Hull pairs near contact: B at a random direction from A, at a centre distance that puts
@@ -366,6 +374,25 @@ struct Row {
     target: &'static str,
     kernel: f64,
     parry: Option<(f64, &'static str)>,
+}
+
+impl Row {
+    fn new(name: &'static str, target: &'static str, kernel: f64) -> Row {
+        Row {
+            name,
+            target,
+            kernel,
+            parry: None,
+        }
+    }
+
+    /// The same query timed in parry, and what parry was asked.
+    fn vs(self, parry: f64, what: &'static str) -> Row {
+        Row {
+            parry: Some((parry, what)),
+            ..self
+        }
+    }
 }
 
 fn print_table(rows: &[Row]) {
@@ -567,31 +594,11 @@ fn main() {
     };
     let k_stage1 = |&k: &usize| {
         let (pa, pb) = hull_cold[k];
-        let ta = TightPosed {
-            obb: pa.obb(&h152a),
-            dop: &h152a.dop,
-            hull: h152a.hull.posed(pa.rot, pa.pos),
-        };
-        let tb = TightPosed {
-            obb: pb.obb(&h152b),
-            dop: &h152b.dop,
-            hull: h152b.hull.posed(pb.rot, pb.pos),
-        };
-        tight_tight_stage1(&ta, &tb)
+        tight_tight_stage1(&pa.tight(&h152a), &pb.tight(&h152b))
     };
     let k_staged = |&k: &usize| {
         let (pa, pb) = hull_cold[k];
-        let ta = TightPosed {
-            obb: pa.obb(&h152a),
-            dop: &h152a.dop,
-            hull: h152a.hull.posed(pa.rot, pa.pos),
-        };
-        let tb = TightPosed {
-            obb: pb.obb(&h152b),
-            dop: &h152b.dop,
-            hull: h152b.hull.posed(pb.rot, pb.pos),
-        };
-        tight_tight(&ta, &tb, f64::INFINITY, None)
+        tight_tight(&pa.tight(&h152a), &pb.tight(&h152b), f64::INFINITY, None)
     };
     let k_hull_seg = |q: &(Placed, V3, V3, f64)| {
         let (pb, a, b, r) = *q;
@@ -784,106 +791,87 @@ fn main() {
     };
     let p_cap_ns = ns_per_call(&caps, p_cap);
     let p_cap_seg_ns = ns_per_call(&caps, p_cap_seg);
+    let p_hull_cold_ns = ns_per_call(&hull_cold_q, p_hull_cold);
+    let k_cap_ns = ns_per_call(&caps, k_cap);
     let rows = vec![
-        Row {
-            name: "capsule–capsule (exact)",
-            target: "≤ 15",
-            kernel: ns_per_call(&caps, k_cap),
-            parry: Some((
-                p_cap_seg_ns.min(p_cap_ns),
-                if p_cap_seg_ns < p_cap_ns {
-                    "segment–segment closed form − radii"
-                } else {
-                    "distance(Capsule, Capsule)"
-                },
-            )),
-        },
-        Row {
-            name: "  (parry's general dispatcher)",
-            target: "",
-            kernel: ns_per_call(&caps, k_cap),
-            parry: Some((p_cap_ns, "distance(Capsule, Capsule)")),
-        },
-        Row {
-            name: "box–capsule (exact)",
-            target: "≤ 80",
-            kernel: ns_per_call(&boxcaps, k_boxcap),
-            parry: Some((ns_per_call(&boxcaps, p_boxcap), "distance(Cuboid, Capsule)")),
-        },
-        Row {
-            name: "box–box 15-axis SAT (lower bound)",
-            target: "≤ 100",
-            kernel: ns_per_call(&boxes, k_sat),
-            parry: Some((ns_per_call(&boxes, p_sat), "sat:: 2× face + edge")),
-        },
-        Row {
-            name: "box–box exact (SAT + GJK)",
-            target: "",
-            kernel: ns_per_call(&boxes, k_bb_exact),
-            parry: Some((
-                ns_per_call(&boxes, p_bb).min(ns_per_call(&boxes, p_bb_gjk)),
-                "best of distance(Cuboid, Cuboid) / GJK",
-            )),
-        },
-        Row {
-            name: "box–cube SAT (cube-specialised)",
-            target: "",
-            kernel: ns_per_call(&cubes, k_cube),
-            parry: Some((ns_per_call(&cubes, p_cube), "sat:: 2× face + edge")),
-        },
-        Row {
-            name: "tight–tight stage 1 (box SAT + 26-DOP), 152 v",
-            target: "",
-            kernel: ns_per_call(&hull_cold_q, k_stage1),
-            parry: None,
-        },
-        Row {
-            name: "hull–hull GJK cold, 152 v",
-            target: "≤ 800",
-            kernel: ns_per_call(&hull_cold_q, k_hull_cold),
-            parry: Some((
-                ns_per_call(&hull_cold_q, p_hull_cold),
-                "distance(ConvexPolyhedron ×2)",
-            )),
-        },
-        Row {
-            // The 800 ns names GJK on the hulls (the row above); this row adds
-            // stage 1, which the kernel runs first.
-            name: "tight–tight staged cold (stage 1, then GJK), 152 v",
-            target: "",
-            kernel: ns_per_call(&hull_cold_q, k_staged),
-            parry: Some((
-                ns_per_call(&hull_cold_q, p_hull_cold),
-                "distance(ConvexPolyhedron ×2)",
-            )),
-        },
-        Row {
-            name: "hull–hull GJK warm, 152 v",
-            target: "≤ 300",
-            kernel: warm_ns,
-            parry: Some((
-                ns_per_call_seq(N, p_warm),
-                "GJK seeded with previous direction",
-            )),
-        },
-        Row {
-            name: "hull–capsule GJK, 152 v",
-            target: "",
-            kernel: ns_per_call(&seg_q, k_hull_seg),
-            parry: Some((
-                ns_per_call(&seg_q, p_hull_seg),
-                "distance(ConvexPolyhedron, Capsule)",
-            )),
-        },
-        Row {
-            name: "hull–box GJK, 152 v",
-            target: "",
-            kernel: ns_per_call(&box_for_hull, k_hull_box),
-            parry: Some((
-                ns_per_call(&box_for_hull, p_hull_box),
-                "distance(ConvexPolyhedron, Cuboid)",
-            )),
-        },
+        Row::new("capsule–capsule (exact)", "≤ 15", k_cap_ns).vs(
+            p_cap_seg_ns.min(p_cap_ns),
+            if p_cap_seg_ns < p_cap_ns {
+                "segment–segment closed form − radii"
+            } else {
+                "distance(Capsule, Capsule)"
+            },
+        ),
+        Row::new("  (parry's general dispatcher)", "", k_cap_ns)
+            .vs(p_cap_ns, "distance(Capsule, Capsule)"),
+        Row::new(
+            "box–capsule (exact)",
+            "≤ 80",
+            ns_per_call(&boxcaps, k_boxcap),
+        )
+        .vs(ns_per_call(&boxcaps, p_boxcap), "distance(Cuboid, Capsule)"),
+        Row::new(
+            "box–box 15-axis SAT (lower bound)",
+            "≤ 100",
+            ns_per_call(&boxes, k_sat),
+        )
+        .vs(ns_per_call(&boxes, p_sat), "sat:: 2× face + edge"),
+        Row::new(
+            "box–box exact (SAT + GJK)",
+            "",
+            ns_per_call(&boxes, k_bb_exact),
+        )
+        .vs(
+            ns_per_call(&boxes, p_bb).min(ns_per_call(&boxes, p_bb_gjk)),
+            "best of distance(Cuboid, Cuboid) / GJK",
+        ),
+        Row::new(
+            "box–cube SAT (cube-specialised)",
+            "",
+            ns_per_call(&cubes, k_cube),
+        )
+        .vs(ns_per_call(&cubes, p_cube), "sat:: 2× face + edge"),
+        Row::new(
+            "tight–tight stage 1 (box SAT + 26-DOP), 152 v",
+            "",
+            ns_per_call(&hull_cold_q, k_stage1),
+        ),
+        Row::new(
+            "hull–hull GJK cold, 152 v",
+            "≤ 800",
+            ns_per_call(&hull_cold_q, k_hull_cold),
+        )
+        .vs(p_hull_cold_ns, "distance(ConvexPolyhedron ×2)"),
+        // The 800 ns names GJK on the hulls (the row above); this row adds
+        // stage 1, which the kernel runs first.
+        Row::new(
+            "tight–tight staged cold (stage 1, then GJK), 152 v",
+            "",
+            ns_per_call(&hull_cold_q, k_staged),
+        )
+        .vs(p_hull_cold_ns, "distance(ConvexPolyhedron ×2)"),
+        Row::new("hull–hull GJK warm, 152 v", "≤ 300", warm_ns).vs(
+            ns_per_call_seq(N, p_warm),
+            "GJK seeded with previous direction",
+        ),
+        Row::new(
+            "hull–capsule GJK, 152 v",
+            "",
+            ns_per_call(&seg_q, k_hull_seg),
+        )
+        .vs(
+            ns_per_call(&seg_q, p_hull_seg),
+            "distance(ConvexPolyhedron, Capsule)",
+        ),
+        Row::new(
+            "hull–box GJK, 152 v",
+            "",
+            ns_per_call(&box_for_hull, k_hull_box),
+        )
+        .vs(
+            ns_per_call(&box_for_hull, p_hull_box),
+            "distance(ConvexPolyhedron, Cuboid)",
+        ),
     ];
     print_table(&rows);
     println!(

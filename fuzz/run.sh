@@ -8,6 +8,8 @@ set -euo pipefail
 target=${1:?usage: fuzz/run.sh TARGET [SECONDS]}
 seconds=${2:-600}
 cd "$(dirname "$0")/.."
+# Runs before the shared scratch folder left one `collide-fuzz-PID` folder each: remove them.
+find "${TMPDIR:-/tmp}" -maxdepth 1 -type d -name 'collide-fuzz-[0-9]*' -exec rm -rf {} +
 corpus="fuzz/corpus/$target"
 mkdir -p "$corpus"
 if [ -z "$(ls -A "$corpus")" ]; then

@@ -2,7 +2,8 @@
 """Reference link poses from Pinocchio (URDF) and MuJoCo (MJCF), for collide's FK tests.
 
 Run once after `make robots` with `pip install pin mujoco`; it writes small JSON
-fixtures to tests/fixtures/fk/. Configurations: q = 0 and seeded uniform draws
+fixtures to tests/fixtures/fk/ (name fixtures as arguments to write only those).
+Configurations: q = 0 and seeded uniform draws
 inside the joint limits (continuous joints in [-pi, pi]); mimic / equality
 followers are set from their leaders here, so both tools see the coupled pose.
 """
@@ -27,6 +28,9 @@ URDFS = {
 }
 MJCFS = {
     "robosuite_panda": "robosuite/models/assets/robots/panda/robot.xml",
+    # A 90-degree pitch in a body quaternion: the rpy conversion's hard case (issue 17).
+    "robosuite_ur5e": "robosuite/models/assets/robots/ur5e/robot.xml",
+    "robosuite_sawyer": "robosuite/models/assets/robots/sawyer/robot.xml",
     "openarm_bimanual": "share/openarm_mujoco/v2/openarm_bimanual.xml",
 }
 
@@ -132,9 +136,13 @@ def mjcf_fixture(key, rel):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    only = set(sys.argv[1:])
     for key, rel in URDFS.items():
-        write(key, urdf_fixture(key, rel))
+        if not only or key in only:
+            write(key, urdf_fixture(key, rel))
     for key, rel in MJCFS.items():
+        if only and key not in only:
+            continue
         write(key, mjcf_fixture(key, rel))
 
 

@@ -25,5 +25,6 @@ fn main() {
         }
         Err(_) => 2,
     };
+    collide::messages::finish();
     std::process::exit(code);
 }

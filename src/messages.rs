@@ -1,9 +1,57 @@
 //! Every error and warning the tool prints goes through here, so the format is one.
 
+//!
+//! Results go to standard output through [`out!`](crate::out) and
+//! [`outln!`](crate::outln). A closed standard output or error (`collide ... | head -1`)
+//! ends that output quietly: later lines are dropped, never an error or a panic, and the
+//! command still finishes what it writes to files.
+
 use crate::error::Error;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static QUIET: AtomicBool = AtomicBool::new(false);
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Prints to standard output, like `print!`, dropping the text once the reader is gone.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::messages::stdout(format_args!($($arg)*)) };
+}
+
+/// Prints a line to standard output, like `println!`, dropping it once the reader is gone.
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::messages::stdout(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::messages::stdout(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// What [`out!`](crate::out) and [`outln!`](crate::outln) call.
+pub fn stdout(args: std::fmt::Arguments) {
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    if std::io::stdout().lock().write_fmt(args).is_err() {
+        CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether standard output or error was closed by its reader during this run.
+pub fn output_closed() -> bool {
+    CLOSED.load(Ordering::Relaxed)
+}
+
+/// Flushes standard output at the end of a run; a closed pipe is the end of output.
+pub fn finish() {
+    if std::io::stdout().lock().flush().is_err() {
+        CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One line to standard error; a closed standard error drops it.
+fn stderr_line(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
 
 /// Silence warnings (errors are always printed).
 pub fn set_quiet(quiet: bool) {
@@ -11,25 +59,25 @@ pub fn set_quiet(quiet: bool) {
 }
 
 pub fn error(err: &Error) {
-    eprintln!("error: {}", one_line(&err.message));
+    stderr_line(format_args!("error: {}", one_line(&err.message)));
     for line in &err.context {
-        eprintln!("  {}", one_line(line));
+        stderr_line(format_args!("  {}", one_line(line)));
     }
 }
 
 /// A check's failing verdict (not bad input): always printed, as an `error:` line.
 pub fn failure(message: &str) {
-    eprintln!("error: {}", one_line(message));
+    stderr_line(format_args!("error: {}", one_line(message)));
 }
 
 /// A verdict `--quiet` does not hide (`--check` found a difference).
 pub fn verdict(message: &str) {
-    eprintln!("{}", one_line(message));
+    stderr_line(format_args!("{}", one_line(message)));
 }
 
 pub fn warning(message: &str) {
     if !QUIET.load(Ordering::Relaxed) {
-        eprintln!("warning: {}", one_line(message));
+        stderr_line(format_args!("warning: {}", one_line(message)));
     }
 }
 
@@ -55,6 +103,6 @@ pub fn one_line(message: &str) -> std::borrow::Cow<'_, str> {
 
 pub fn note(message: &str) {
     if !QUIET.load(Ordering::Relaxed) {
-        eprintln!("{message}");
+        stderr_line(format_args!("{message}"));
     }
 }

@@ -6,12 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 fn scratch(urdf: &str, srdf: Option<&str>) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        common::repo().join("tests/robots").join(urdf),
-        dir.path().join(urdf),
-    )
-    .unwrap();
+    let dir = common::scratch_files(&[&format!("tests/robots/{urdf}")]);
     let mut config = format!("name: {}\nurdf: {urdf}\n", urdf.trim_end_matches(".urdf"));
     if let Some(text) = srdf {
         std::fs::write(dir.path().join("robot.srdf"), text).unwrap();

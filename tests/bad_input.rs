@@ -50,3 +50,43 @@ fn every_bad_input_gets_one_clear_line_and_exit_2() {
         failures.join("\n")
     );
 }
+
+/// A config whose rest pose names a group_state the SRDF lacks is refused by every command
+/// that reads a config, at the config's `rest_pose` line (inspect and fk once accepted it;
+/// only lower refused it, later and without a line).
+#[test]
+fn every_command_that_reads_a_config_checks_its_rest_pose() {
+    let bad = common::repo().join("tests/bad");
+    for (file, line, want) in [
+        (
+            "config_rest_pose_unknown_state.yaml",
+            5,
+            "`ready` is not a group_state",
+        ),
+        (
+            "config_rest_pose_unknown_joint.yaml",
+            4,
+            "joint `elbow` is not in robot",
+        ),
+    ] {
+        let config = bad.join(file);
+        let c = config.to_str().unwrap();
+        for args in [
+            vec!["inspect", c],
+            vec!["inspect", c, "--json"],
+            vec!["fk", c, "--json"],
+            vec!["lower", c],
+            vec!["acm", "regenerate", c],
+        ] {
+            let out = common::collide().args(&args).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{args:?}: printed before refusing");
+            assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+            assert!(
+                stderr.starts_with(&format!("error: {c}:{line}:1: ")) && stderr.contains(want),
+                "{args:?}: {stderr}"
+            );
+        }
+    }
+}

@@ -12,32 +12,16 @@ use proptest::prelude::*;
 
 // ---------- mesh builders ----------
 
+/// The axis-aligned box from `lo` to `hi`: the library's box mesh, corners moved exactly
+/// onto `lo` and `hi`.
 fn box_mesh(lo: V3, hi: V3) -> TriMesh {
-    let mut vertices = Vec::new();
-    for i in 0..8 {
-        vertices.push([
-            if i & 1 == 0 { lo[0] } else { hi[0] },
-            if i & 2 == 0 { lo[1] } else { hi[1] },
-            if i & 4 == 0 { lo[2] } else { hi[2] },
-        ]);
+    let mut m = collide::geom::primitive_mesh::box_mesh([1.0; 3]);
+    for v in &mut m.vertices {
+        for k in 0..3 {
+            v[k] = if v[k] < 0.0 { lo[k] } else { hi[k] };
+        }
     }
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let mut triangles = Vec::new();
-    for q in quads {
-        triangles.push([q[0], q[1], q[2]]);
-        triangles.push([q[0], q[2], q[3]]);
-    }
-    TriMesh {
-        vertices,
-        triangles,
-    }
+    m
 }
 
 fn merge(a: &TriMesh, b: &TriMesh) -> TriMesh {

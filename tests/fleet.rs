@@ -131,3 +131,92 @@ fn box_search_always_rows_overlap_at_sampled_configurations() {
         "only {rows_checked} box-search rows in the fleet"
     );
 }
+
+/// Every source a committed manifest lists can be found from the manifest alone: a
+/// `package://` URI through the package roots, else a path relative to the manifest's
+/// directory, and the file there has the recorded sha256. (The MJCF robots once recorded
+/// mesh paths relative to the MJCF's `meshdir`, which resolve from nowhere.)
+#[test]
+fn every_source_resolves_from_the_manifest_alone() {
+    use collide::io::manifest::load_manifest;
+    use collide::io::package::PackageResolver;
+    let mut unresolved = Vec::new();
+    let mut checked = 0;
+    for dir in fleet() {
+        let m = load_manifest(&dir.join("manifest.yaml")).unwrap();
+        let resolver = PackageResolver::from_env(&[], Some(&dir));
+        for s in &m.sources {
+            let file = if s.path.starts_with("package://") {
+                resolver
+                    .resolve(&s.path, &dir.join("manifest.yaml"), None)
+                    .ok()
+            } else {
+                Some(dir.join(&s.path)).filter(|p| p.is_file())
+            };
+            match file {
+                Some(f) if collide::lower::sha256_file(&f).unwrap() == s.sha256 => checked += 1,
+                _ => unresolved.push(format!("{}: {}", dir.display(), s.path)),
+            }
+        }
+    }
+    assert!(unresolved.is_empty(), "sources not found: {unresolved:#?}");
+    assert!(checked > 300, "only {checked} sources");
+}
+
+/// A manifest written before sources resolved on their own (MJCF mesh paths as the MJCF
+/// writes them) still verifies.
+#[test]
+fn a_manifest_with_mjcf_relative_mesh_paths_still_verifies() {
+    let dir = common::repo().join("robots/robosuite_ur5e");
+    let scratch = tempfile::tempdir().unwrap();
+    std::fs::copy(dir.join("robot.yaml"), scratch.path().join("robot.yaml")).unwrap();
+    let text = std::fs::read_to_string(dir.join("manifest.yaml")).unwrap();
+    let old = text.replace(
+        "package://robosuite/models/assets/robots/ur5e/meshes/",
+        "meshes/",
+    );
+    assert!(old.contains("{path: meshes/base.stl,"), "{old}");
+    let manifest = scratch.path().join("manifest.yaml");
+    std::fs::write(&manifest, old).unwrap();
+    let out = common::collide()
+        .arg("verify")
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `verify` builds the kernel once: the every-pair kernel it derives from the loaded one
+/// (`acm::unexempted`, only the pair tables rebuilt) is the kernel built afresh without
+/// the ACM, on every committed manifest.
+#[test]
+fn the_unexempted_kernel_derived_from_the_loaded_one_is_the_one_built_afresh() {
+    use collide::acm::{unexempted, unexempted_kernel};
+    use collide::io::manifest::load_manifest;
+    use collide::verify::kernel_load::load_kernel;
+    for dir in fleet() {
+        let m = load_manifest(&dir.join("manifest.yaml")).unwrap();
+        let loaded = load_kernel(&m).unwrap();
+        let derived = unexempted(&loaded).unwrap();
+        let fresh = unexempted_kernel(&m).unwrap();
+        assert!(
+            derived.model.checked_pairs().len() > loaded.model.checked_pairs().len(),
+            "{}",
+            dir.display()
+        );
+        assert_eq!(
+            format!("{:?}", derived.model),
+            format!("{:?}", fresh.model),
+            "{}",
+            dir.display()
+        );
+        assert_eq!(derived.link_names, fresh.link_names);
+        assert_eq!(derived.dof_names, fresh.dof_names);
+    }
+}

@@ -24,7 +24,9 @@ use collide::kernel::distance_hull_hull::{
 use collide::kernel::dop26::{Dop26, dop_dop_lower_bound, dop_of_points};
 use collide::kernel::gjk::{GjkResult, Witness};
 use collide::kernel::shapes::{Capsule, Hull, Obb};
-use collide::kernel::vec3::{Mat3, V3, add, mul_mm, mul_mtv, mul_mv, rot_axis_angle, sub};
+use collide::kernel::vec3::{Mat3, V3, add, mul_mm, mul_mv, rot_axis_angle, sub};
+#[path = "common/kernel_models.rs"]
+mod kernel_models;
 #[path = "common/parry_bridge.rs"]
 mod parry_bridge;
 
@@ -665,27 +667,7 @@ struct Tight {
 impl Tight {
     fn new(pts: Vec<V3>, box_rot: Mat3, pose_rot: Mat3, pose_pos: V3) -> Tight {
         // Box frame: box_rot; centre at the middle of the points' extent in that frame.
-        let inbox: Vec<V3> = pts.iter().map(|p| mul_mtv(&box_rot, *p)).collect();
-        let mut lo = [f64::INFINITY; 3];
-        let mut hi = [f64::NEG_INFINITY; 3];
-        for p in &inbox {
-            for i in 0..3 {
-                lo[i] = lo[i].min(p[i]);
-                hi[i] = hi[i].max(p[i]);
-            }
-        }
-        let mid = [
-            (lo[0] + hi[0]) * 0.5,
-            (lo[1] + hi[1]) * 0.5,
-            (lo[2] + hi[2]) * 0.5,
-        ];
-        let rel: Vec<V3> = inbox.iter().map(|p| sub(*p, mid)).collect();
-        let mut half = [0.0f64; 3];
-        for p in &rel {
-            for i in 0..3 {
-                half[i] = half[i].max(p[i].abs());
-            }
-        }
+        let (mid, rel, half) = kernel_models::box_in_frame(&pts, &box_rot);
         let dop = Dop26::new(dop_of_points(&rel));
         let obb_link = Obb {
             center: mul_mv(&box_rot, mid),

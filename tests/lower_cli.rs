@@ -8,18 +8,9 @@ use std::process::Output;
 
 /// A scratch copy of the hand-made robot (URDF, meshes, robot.yaml) so tests can edit it.
 fn scratch() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let src = common::repo().join("tests/robots/shapes");
-    for e in std::fs::read_dir(&src).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
-    }
-    std::fs::write(
-        dir.path().join("robot.yaml"),
-        "name: shapes\nurdf: shapes.urdf\n",
-    )
-    .unwrap();
+    let dir = common::scratch_robot("shapes");
     let config = dir.path().join("robot.yaml");
+    std::fs::write(&config, "name: shapes\nurdf: shapes.urdf\n").unwrap();
     (dir, config)
 }
 
@@ -252,4 +243,22 @@ fn verify_catches_each_kind_of_tampering() {
     let (code, out) = verify_after(&manifest, &text);
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("stale") && out.contains("plate.stl"), "{out}");
+}
+
+/// A tight box moved 5 mm off its hull is a broken proof, not unreadable input: exit 1
+/// naming the link and the hull vertex that pokes out (it once exited 2, as for text that
+/// is not a manifest).
+#[test]
+fn verify_reports_a_hull_poking_out_of_its_moved_box_as_a_violation() {
+    let (_dir, manifest, text) = proven_scratch();
+    let (code, out) = verify_after(
+        &manifest,
+        &tamper(&text, "base", "center: [", |x| x + 0.005),
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("containment") && out.contains("base") && out.contains("hull["),
+        "{out}"
+    );
+    assert!(out.contains("outside"), "{out}");
 }

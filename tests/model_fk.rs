@@ -57,6 +57,7 @@ fn matches_pinocchio_and_mujoco() {
     let site = common::site();
     let dir = common::repo().join("tests/fixtures/fk");
     let mut checked = 0;
+    let mut off = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let fixture: serde_json::Value =
@@ -69,6 +70,7 @@ fn matches_pinocchio_and_mujoco() {
         let loaded = load_robot(&file, &LoadOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let robot = &loaded.robot;
+        let mut worst = 0.0f64;
         for config in fixture["configs"].as_array().unwrap() {
             let named: BTreeMap<String, f64> = serde_json::from_value(config["q"].clone()).unwrap();
             let q = Configuration::from_named(robot, &named).unwrap();
@@ -86,24 +88,25 @@ fn matches_pinocchio_and_mujoco() {
                 let t = pose.translation.vector;
                 let m = pose.rotation.to_rotation_matrix();
                 for i in 0..3 {
-                    assert!(
-                        (t[i] - xyz[i]).abs() < 1e-9,
-                        "{}: {name} position {t:?} vs {xyz:?}",
-                        path.display()
-                    );
+                    worst = worst.max((t[i] - xyz[i]).abs());
                     for j in 0..3 {
-                        assert!(
-                            (m[(i, j)] - rot[i][j]).abs() < 1e-9,
-                            "{}: {name} rotation differs by {}",
-                            path.display(),
-                            (m[(i, j)] - rot[i][j]).abs()
-                        );
+                        worst = worst.max((m[(i, j)] - rot[i][j]).abs());
                     }
                 }
                 checked += 1;
             }
         }
+        eprintln!("{}: worst deviation {worst:e}", path.display());
+        if worst >= 1e-12 {
+            off.push(format!("{}: {worst:e}", path.display()));
+        }
     }
+    // MuJoCo's poses at a 90-degree pitch (robosuite's UR5e and Sawyer) once differed by
+    // 4e-8: the rpy taken from a rotation must be exact to rounding there too.
+    assert!(
+        off.is_empty(),
+        "link poses differ from the references: {off:?}"
+    );
     assert!(checked > 1000, "only {checked} link poses compared");
-    eprintln!("{checked} link poses match the references to 1e-9");
+    eprintln!("{checked} link poses match the references to 1e-12");
 }

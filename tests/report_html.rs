@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn on_path(name: &str) -> Option<PathBuf> {
@@ -48,21 +48,22 @@ fn ensure_chromium() -> Result<PathBuf, String> {
 }
 
 /// tests/robots/two_boxes lowered in `dir` (a robot that needs no installed meshes).
-fn two_boxes(dir: &Path) -> PathBuf {
-    let src = common::repo().join("tests/robots/two_boxes");
-    for f in ["robot.yaml", "two_boxes.urdf"] {
-        std::fs::copy(src.join(f), dir.join(f)).unwrap();
-    }
-    common::collide_ok(&["lower", dir.join("robot.yaml").to_str().unwrap(), "--write"]);
-    dir.join("manifest.yaml")
+/// The two-box robot lowered in a scratch copy: its directory and its manifest.
+fn two_boxes() -> (tempfile::TempDir, PathBuf) {
+    let dir = common::scratch_robot("two_boxes");
+    common::collide_ok(&[
+        "lower",
+        dir.path().join("robot.yaml").to_str().unwrap(),
+        "--write",
+    ]);
+    let manifest = dir.path().join("manifest.yaml");
+    (dir, manifest)
 }
 
 #[test]
 fn the_report_renders_every_robot_section_in_chromium() {
     let tmp = tempfile::tempdir().unwrap();
-    let boxes_dir = tmp.path().join("two_boxes");
-    std::fs::create_dir(&boxes_dir).unwrap();
-    let boxes = two_boxes(&boxes_dir);
+    let (_boxes_dir, boxes) = two_boxes();
     common::site();
     let panda = common::repo().join("robots/franka_panda/manifest.yaml");
     let out_dir = tmp.path().join("report");

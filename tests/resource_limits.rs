@@ -204,6 +204,44 @@ fn collada_nodes_that_fan_out_are_refused_at_the_triangle_limit() {
     );
 }
 
+/// A binary STL whose header declares more triangles than `--max-triangles` is refused
+/// from its header: its body, inside the byte cap (50-byte triangles against the cap's
+/// 512), is never read. Shown with a 400 MB sparse file read under a 300 MB address-space
+/// limit: reading it whole fails to allocate (an abort), checking the header does not.
+#[test]
+fn a_binary_stl_over_the_triangle_limit_is_refused_from_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let declared: u32 = 8_000_000;
+    let mut header = vec![0u8; 84];
+    header[80..84].copy_from_slice(&declared.to_le_bytes());
+    let big = dir.path().join("big.stl");
+    std::fs::write(&big, &header).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(84 + 50 * u64::from(declared))
+        .unwrap();
+    let urdf = dir.path().join("big.urdf");
+    std::fs::write(
+        &urdf,
+        "<robot name=\"big\"><link name=\"a\"><collision><geometry><mesh filename=\"big.stl\"/></geometry></collision></link></robot>\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 300000 && exec \"$0\" inspect \"$1\" --max-triangles 1000000")
+        .arg(env!("CARGO_BIN_EXE_collide"))
+        .arg(&urdf)
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "big.stl: mesh has 8000000 triangles, over the limit of 1000000",
+        "binary STL over the limit",
+    );
+}
+
 #[test]
 fn a_mesh_file_too_large_for_the_triangle_limit_is_refused_before_it_is_read() {
     let dir = tempfile::tempdir().unwrap();

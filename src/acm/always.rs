@@ -15,10 +15,9 @@
 
 use super::chain::PairChain;
 use super::never::dof_range;
-use super::witness::common_point;
-use crate::geom::containment::{HullPlanes, box_depth, capsule_depth};
-use crate::kernel::model::{JointKind, Model, Primitive};
-use crate::kernel::vec3::{V3, add, cross, mul_mtv, mul_mv, norm, scale, sub};
+use super::witness::{ProbePrim, common_point};
+use crate::kernel::model::{JointKind, Model};
+use crate::kernel::vec3::{V3, add, cross, mul_mv, norm, scale, sub};
 use crate::kernel::{Workspace, vec3::Mat3};
 use std::collections::VecDeque;
 
@@ -32,67 +31,8 @@ pub struct Certificate {
     pub axes: usize,
 }
 
-/// Per link, its primitives ready for depth queries (hull planes built once).
-pub struct DepthProbe {
-    pub(crate) links: Vec<Vec<ProbePrim>>,
-}
-
-pub(crate) enum ProbePrim {
-    Capsule(V3, V3, f64),
-    Box(V3, Mat3, V3),
-    Hull(Option<HullPlanes>),
-}
-
-impl ProbePrim {
-    /// Signed depth of a link-frame point.
-    pub(crate) fn depth(&self, local: V3) -> f64 {
-        match self {
-            ProbePrim::Capsule(a, b, r) => capsule_depth(*a, *b, *r, local),
-            ProbePrim::Box(c, rot, he) => box_depth(*c, rot, *he, local),
-            // A hull that cannot be rebuilt certifies nothing.
-            ProbePrim::Hull(h) => h.as_ref().map_or(f64::NEG_INFINITY, |h| h.depth(local)),
-        }
-    }
-}
-
-impl DepthProbe {
-    pub fn new(model: &Model) -> DepthProbe {
-        let hull = model.hull_vertices();
-        let links = model
-            .links()
-            .iter()
-            .map(|l| {
-                l.primitives
-                    .iter()
-                    .map(|prim| match prim {
-                        Primitive::Capsule { a, b, radius } => ProbePrim::Capsule(*a, *b, *radius),
-                        Primitive::Box(bx) => {
-                            ProbePrim::Box(bx.center, bx.rotation, bx.half_extents)
-                        }
-                        Primitive::Tight(t) => ProbePrim::Hull(
-                            HullPlanes::new(&hull[t.hull_offset..t.hull_offset + t.hull_len]).ok(),
-                        ),
-                    })
-                    .collect()
-            })
-            .collect();
-        DepthProbe { links }
-    }
-
-    /// Signed depth of world point `p` inside link `link`'s primitives (the best one).
-    pub fn depth(&self, ws: &Workspace, link: usize, p: V3) -> f64 {
-        let (rot, pos) = ws.link_pose(link);
-        let local = mul_mtv(&rot, sub(p, pos));
-        self.links[link]
-            .iter()
-            .map(|prim| prim.depth(local))
-            .fold(f64::NEG_INFINITY, f64::max)
-    }
-
-    pub(crate) fn primitives(&self, link: usize) -> &[ProbePrim] {
-        &self.links[link]
-    }
-}
+/// The depth probe lives with the witness search, which both modules use.
+pub use super::witness::DepthProbe;
 
 /// World-frame axis line (point, unit direction) of link `k`'s joint at the pose in `ws`.
 fn axis_line(model: &Model, ws: &Workspace, k: usize) -> (V3, V3) {

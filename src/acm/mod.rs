@@ -167,6 +167,24 @@ pub fn unexempted_kernel(m: &Manifest) -> Result<LoadedKernel> {
     Ok(k)
 }
 
+/// [`unexempted_kernel`] from a kernel already loaded from the manifest: the same model
+/// with every pair checked, without building the kernel a second time.
+pub fn unexempted(k: &LoadedKernel) -> Result<LoadedKernel> {
+    let n = k.model.n_links();
+    let model = k
+        .model
+        .clone()
+        .with_acm(crate::kernel::Acm::new(n))
+        .and_then(|m| m.with_refine_band(EXACT_BAND_M))
+        .map_err(crate::error::Error::check)?;
+    Ok(LoadedKernel {
+        model,
+        link_names: k.link_names.clone(),
+        link_index: k.link_index.clone(),
+        dof_names: k.dof_names.clone(),
+    })
+}
+
 /// What deciding a pair needs, built once per manifest.
 pub struct PairDecider<'k> {
     k: &'k LoadedKernel,

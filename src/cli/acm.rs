@@ -51,25 +51,33 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
     manifest::parse_manifest(&path, &text)?;
     let changed = text != old_text;
 
+    // Files are written before anything is printed: a reader that goes away early
+    // (`| head`) cannot cost a write.
+    if let Some(out) = &args.srdf_out {
+        crate::io::atomic::write_atomic(out, acm::srdf_text(&m.robot, &m.acm).as_bytes())?;
+    }
+    let write = args.write && !args.check;
+    if write && changed {
+        crate::io::atomic::write_atomic(&path, text.as_bytes())?;
+    }
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&json(&result, &m, started)).expect("plain JSON")
         );
     } else {
-        print!("{}", summary(&result, started));
+        crate::out!("{}", summary(&result, started));
         if !m.rest_pose.clear {
-            println!(
+            crate::outln!(
                 "\nrest pose: {} checked pair(s) in contact:",
                 contacts.len()
             );
             for (a, b, d) in &contacts {
-                println!("  {a} - {b}: {:.1} mm", d * 1e3);
+                crate::outln!("  {a} - {b}: {:.1} mm", d * 1e3);
             }
         }
     }
     if let Some(out) = &args.srdf_out {
-        crate::io::atomic::write_atomic(out, acm::srdf_text(&m.robot, &m.acm).as_bytes())?;
         crate::messages::note(&format!("wrote {}", out.display()));
     }
     if args.check {
@@ -82,15 +90,14 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
         }
         return Ok(0);
     }
-    if args.write {
+    if write {
         if changed {
-            crate::io::atomic::write_atomic(&path, text.as_bytes())?;
             crate::messages::note(&format!("wrote {}", path.display()));
         } else {
             crate::messages::note(&format!("{} is up to date", path.display()));
         }
     } else if changed && !args.json {
-        print!("{}", unified_diff(&old_text, &text, &path));
+        crate::out!("{}", unified_diff(&old_text, &text, &path));
     }
     Ok(0)
 }

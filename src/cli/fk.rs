@@ -33,7 +33,7 @@ pub fn run(args: FkArgs) -> Result<i32> {
         );
     }
     let out = serde_json::json!({"robot": robot.name, "links": links});
-    println!(
+    crate::outln!(
         "{}",
         serde_json::to_string_pretty(&out).expect("JSON of numbers and strings")
     );

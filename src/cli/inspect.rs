@@ -29,12 +29,12 @@ pub fn run(args: InspectArgs) -> Result<i32> {
         args.read.max_total_triangles,
     )?;
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&robot_json(&loaded, &cache)).expect("plain JSON")
         );
     } else {
-        print!("{}", robot_text(&loaded, &cache));
+        crate::out!("{}", robot_text(&loaded, &cache));
     }
     Ok(0)
 }
@@ -253,14 +253,14 @@ fn inspect_tree(dir: &Path, options: &LoadOptions, limits: &MeshLimits, json: bo
         }
     }
     if json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({"robots": rows_json}))
                 .expect("plain JSON")
         );
     } else {
-        print!("{}", table.render());
-        println!(
+        crate::out!("{}", table.render());
+        crate::outln!(
             "\n{} robots, {} read, {} failed, {} distinct meshes",
             robots.len(),
             robots.len() - failed,

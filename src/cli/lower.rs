@@ -60,38 +60,12 @@ pub fn run(args: LowerArgs) -> Result<i32> {
     let lowered = lower(&loaded, &options, existing.as_ref())?;
     let changed = existing_text.as_deref() != Some(lowered.text.as_str());
 
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&links_json(&lowered)).expect("plain JSON")
-        );
-    } else {
-        print!("{}", links_table(&lowered).render());
-        print_refinement(&lowered);
-        print_rest(&lowered);
-    }
-    if args.check {
-        if changed {
-            crate::messages::verdict(&format!(
-                "{} would change; run `collide lower --write`",
-                path.display()
-            ));
-            return Ok(1);
-        }
-        return Ok(0);
-    }
-    if !args.write {
-        if changed {
-            print!(
-                "{}",
-                unified_diff(existing_text.as_deref().unwrap_or(""), &lowered.text, &path)
-            );
-        } else if !args.json {
-            crate::messages::note(&format!("{} is up to date", path.display()));
-        }
-        return Ok(0);
-    }
-    if let Some(old) = &existing
+    // The manifest is written before anything is printed: a reader that goes away early
+    // (`| head`) cannot cost the write.
+    let write = args.write && !args.check;
+    let mut refused = None;
+    if write
+        && let Some(old) = &existing
         && !args.allow_loosen
     {
         let loosened = loosened_links(old, &lowered.manifest);
@@ -108,11 +82,48 @@ pub fn run(args: LowerArgs) -> Result<i32> {
                     after * 1e3
                 ));
             }
-            return Err(err);
+            refused = Some(err);
         }
     }
-    if changed {
+    if write && changed && refused.is_none() {
         crate::io::atomic::write_atomic(&path, lowered.text.as_bytes())?;
+    }
+
+    if args.json {
+        crate::outln!(
+            "{}",
+            serde_json::to_string_pretty(&links_json(&lowered)).expect("plain JSON")
+        );
+    } else {
+        crate::out!("{}", links_table(&lowered).render());
+        print_refinement(&lowered);
+        print_rest(&lowered);
+    }
+    if let Some(err) = refused {
+        return Err(err);
+    }
+    if args.check {
+        if changed {
+            crate::messages::verdict(&format!(
+                "{} would change; run `collide lower --write`",
+                path.display()
+            ));
+            return Ok(1);
+        }
+        return Ok(0);
+    }
+    if !write {
+        if changed {
+            crate::out!(
+                "{}",
+                unified_diff(existing_text.as_deref().unwrap_or(""), &lowered.text, &path)
+            );
+        } else if !args.json {
+            crate::messages::note(&format!("{} is up to date", path.display()));
+        }
+        return Ok(0);
+    }
+    if changed {
         crate::messages::note(&format!("wrote {}", path.display()));
     } else {
         crate::messages::note(&format!("{} is up to date", path.display()));
@@ -191,7 +202,7 @@ fn print_refinement(lowered: &Lowered) {
         return;
     };
     let pct = |n: usize| 100.0 * n as f64 / r.poses.max(1) as f64;
-    println!(
+    crate::outln!(
         "\nrefinement on {} seeded poses (seed {}) against the meshes: slop-only {:.1} % -> {:.1} %, refused {:.1} % -> {:.1} %, kernel {:.1} -> {:.1} µs (estimated; budget {} µs), {} step(s); stopped: {}",
         r.poses,
         r.seed,
@@ -215,7 +226,7 @@ fn print_refinement(lowered: &Lowered) {
                 crate::lower::refine::Level::Pieces(n) => format!("{name} (<= {n} pieces)"),
             })
             .collect();
-        println!(
+        crate::outln!(
             "  step {}: {}; slop-only {:.1} %, {:.1} µs (measured {:.1})",
             i + 1,
             links.join(", "),
@@ -229,18 +240,18 @@ fn print_refinement(lowered: &Lowered) {
 fn print_rest(lowered: &Lowered) {
     let rest = &lowered.manifest.rest_pose;
     if rest.clear {
-        println!(
+        crate::outln!(
             "\nrest pose: clear, least distance {} mm",
             mm(rest.min_distance_m)
         );
         return;
     }
-    println!(
+    crate::outln!(
         "\nrest pose: {} pair(s) in contact (not in the ACM; run `collide acm regenerate`):",
         lowered.rest_contacts.len()
     );
     for (a, b, d) in lowered.rest_contacts.iter().take(20) {
-        println!(
+        crate::outln!(
             "  {a} - {b}: {} mm {}",
             mm(d.abs()),
             if *d < 0.0 {
@@ -251,7 +262,7 @@ fn print_rest(lowered: &Lowered) {
         );
     }
     if lowered.rest_contacts.len() > 20 {
-        println!("  ... and {} more", lowered.rest_contacts.len() - 20);
+        crate::outln!("  ... and {} more", lowered.rest_contacts.len() - 20);
     }
 }
 

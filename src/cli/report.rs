@@ -30,8 +30,8 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         super::sweep::print_missed(&r.sweep);
         missed += r.sweep.total_missed() + r.sweep.total_missed_hull();
     }
-    print!("{}", fleet::fleet_grid(&robots).markdown());
-    println!(
+    crate::out!("{}", fleet::fleet_grid(&robots).markdown());
+    crate::outln!(
         "wrote {} and {}",
         args.out.join("index.html").display(),
         args.fleet_md.display()

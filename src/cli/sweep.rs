@@ -30,17 +30,17 @@ pub fn run(args: SweepArgs) -> Result<i32> {
     }
     print_missed(&report);
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&render::json(&report)).expect("plain JSON")
         );
     } else {
-        print!("{}", render::summary(&report));
-        println!(
+        crate::out!("{}", render::summary(&report));
+        crate::outln!(
             "\nkernel time per configuration (check_self_collision alone, {} poses; sweep took {:.2} s: mesh truth {:.2} s, hull truth {:.2} s, kernel {:.2} s):",
             report.poses, report.elapsed_s, report.mesh_s, report.hull_s, report.kernel_s
         );
-        print!("{}", render::timing_table(&report).render());
+        crate::out!("{}", render::timing_table(&report).render());
     }
     // A miss against the meshes is the headline failure; one against the hull truth (whose
     // pieces lie inside the primitives) is a containment failure too.

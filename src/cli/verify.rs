@@ -44,14 +44,14 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
                 }
             })
             .collect();
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({"manifests": items}))
                 .expect("plain JSON")
         );
     } else {
         for v in results.iter().flatten() {
-            print!("{}", to_text(v));
+            crate::out!("{}", to_text(v));
         }
     }
     Ok(code)

@@ -238,13 +238,8 @@ pub fn directional_coreset(points: &[V3], k: usize) -> Vec<V3> {
     idx.into_iter().map(|i| points[i]).collect()
 }
 
-/// `max_p u . p` over a point list.
-pub fn support_points(points: &[V3], u: V3) -> f64 {
-    points
-        .iter()
-        .map(|p| v3::dot(*p, u))
-        .fold(f64::NEG_INFINITY, f64::max)
-}
+/// `max_p u . p` over a point list (defined with the other support functions).
+pub use super::support::points as support_points;
 
 /// Indices of the 2D convex hull, counter-clockwise, collinear points dropped
 /// (Andrew's monotone chain). One index for a single distinct point, two for a

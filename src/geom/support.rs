@@ -37,7 +37,9 @@ pub fn boxed(center: V3, rot: &M3, half_extents: V3, u: V3) -> f64 {
 /// Point-set (hull) support.
 #[inline]
 pub fn points(p: &[V3], u: V3) -> f64 {
-    super::hull::support_points(p, u)
+    p.iter()
+        .map(|q| v3::dot(*q, u))
+        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// Max and mean of `h_P(u) - h_ref(u)` over `dirs`, given both supports per direction.

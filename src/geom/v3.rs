@@ -10,7 +10,7 @@
 pub use crate::kernel::vec3::{
     IDENTITY, Mat3 as M3, V3, add, axpy, col, cross, det, dot, mul_mm as matmul, mul_mtv as mul_t,
     mul_mv as mul, neg, norm, norm2, rot_axis_angle as axis_angle, rot_from_rpy as rpy_to_matrix,
-    scale, sub,
+    rpy_from_rot as matrix_to_rpy, scale, sub,
 };
 
 #[inline]
@@ -60,21 +60,6 @@ pub fn from_cols(c0: V3, c1: V3, c2: V3) -> M3 {
         [c0[1], c1[1], c2[1]],
         [c0[2], c1[2], c2[2]],
     ]
-}
-
-/// Inverse of [`rpy_to_matrix`] for a proper rotation; pitch in [-pi/2, pi/2].
-pub fn matrix_to_rpy(m: &M3) -> V3 {
-    let sp = (-m[2][0]).clamp(-1.0, 1.0);
-    let pitch = sp.asin();
-    if sp.abs() < 1.0 - 1e-12 {
-        let roll = m[2][1].atan2(m[2][2]);
-        let yaw = m[1][0].atan2(m[0][0]);
-        [roll, pitch, yaw]
-    } else {
-        // Gimbal lock: only roll - yaw (or roll + yaw) is defined; put it all in yaw.
-        let yaw = (-m[0][1]).atan2(m[1][1]);
-        [0.0, pitch, yaw]
-    }
 }
 
 /// Symmetric eigen decomposition of a 3x3 matrix: eigenvalues descending,

@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::io::atomic::write_atomic;
+use crate::kernel::vec3::{dot, mul_mtv, sub};
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_saphyr::{FlowMap, FlowSeq, Spanned};
@@ -472,6 +473,17 @@ pub fn write_manifest(path: &Path, manifest: &Manifest) -> Result<()> {
 
 /// Reads and checks a manifest file.
 pub fn load_manifest(path: &Path) -> Result<Manifest> {
+    load_manifest_with(path, true)
+}
+
+/// Reads a manifest whose written values are about to be verified: every check but
+/// [`nesting_failures`], which `verify` reports as a violation (a broken proof), not as
+/// unreadable input.
+pub fn load_manifest_to_verify(path: &Path) -> Result<Manifest> {
+    load_manifest_with(path, false)
+}
+
+fn load_manifest_with(path: &Path, nesting: bool) -> Result<Manifest> {
     if path.is_dir() {
         return Err(Error::at(
             path,
@@ -481,7 +493,7 @@ pub fn load_manifest(path: &Path) -> Result<Manifest> {
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::at(path, None, format!("cannot read manifest: {e}")))?;
-    parse_manifest(path, &text)
+    parse_manifest_with(path, &text, nesting)
 }
 
 fn options() -> serde_saphyr::Options {
@@ -495,6 +507,10 @@ fn options() -> serde_saphyr::Options {
 
 /// Parses and checks manifest text; `path` only names it in errors.
 pub fn parse_manifest(path: &Path, text: &str) -> Result<Manifest> {
+    parse_manifest_with(path, text, true)
+}
+
+fn parse_manifest_with(path: &Path, text: &str, nesting: bool) -> Result<Manifest> {
     if text.trim().is_empty() {
         return Err(Error::at(path, None, "manifest is empty"));
     }
@@ -560,7 +576,7 @@ pub fn parse_manifest(path: &Path, text: &str) -> Result<Manifest> {
             }
             err
         })?;
-    if let Err(e) = validate(&manifest) {
+    if let Err(e) = validate_with(&manifest, nesting) {
         let at = locate(text, &e.site);
         return Err(Error::at(path, at, e.describe()));
     }
@@ -716,14 +732,34 @@ impl Checker {
     }
 }
 
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
 /// Checks everything the loader promises beyond types: finite numbers, sizes,
 /// names that resolve, a joint tree in topological order, primitives that
 /// make sense, hull within DOP within box.
 pub fn validate(m: &Manifest) -> std::result::Result<(), Invalid> {
+    validate_with(m, true)
+}
+
+/// Every tight box's hull within its DOP within its box, on a manifest that passed
+/// [`validate`]'s other checks: the first failure of each link. A well-formed manifest
+/// that fails here is a broken proof (what `verify` reports), not unreadable text.
+pub fn nesting_failures(m: &Manifest) -> Vec<(String, Invalid)> {
+    let dirs = dop26_directions();
+    let mut out = Vec::new();
+    for (i, l) in m.links.iter().enumerate() {
+        let failed = l.primitives.iter().enumerate().find_map(|(k, p)| {
+            let Primitive::Box(b) = p else { return None };
+            let c = Checker {
+                site: Site::Primitive(i, k),
+                field: format!("primitives[{k}]"),
+            };
+            check_box_nesting(&c, b, &dirs).err()
+        });
+        out.extend(failed.map(|e| (l.name.clone(), e)));
+    }
+    out
+}
+
+fn validate_with(m: &Manifest, nesting: bool) -> std::result::Result<(), Invalid> {
     let top = Checker {
         site: Site::Top,
         field: String::new(),
@@ -933,7 +969,7 @@ pub fn validate(m: &Manifest) -> std::result::Result<(), Invalid> {
                 site: Site::Primitive(i, k),
                 field: format!("links[{i}] ({}).primitives[{k}]", l.name),
             };
-            check_primitive(&c, p, &dirs)?;
+            check_primitive(&c, p, &dirs, nesting)?;
         }
         check_fit(i, l)?;
     }
@@ -971,6 +1007,7 @@ fn check_primitive(
     c: &Checker,
     p: &Primitive,
     dirs: &[[f64; 3]; 26],
+    nesting: bool,
 ) -> std::result::Result<(), Invalid> {
     match p {
         Primitive::Capsule(cap) => {
@@ -1008,50 +1045,62 @@ fn check_primitive(
                     ),
                 ));
             }
-            let r = rpy_matrix(b.rpy);
-            let half = b.half_extents;
-            // DOP within box: its supports along ±x, ±y, ±z.
-            for k in 0..6 {
-                if dop[k] > half[k / 2] + CONTAINMENT_TOLERANCE_M {
-                    return Err(c.fail(
-                        &format!("dop26[{k}]"),
-                        format!("{} exceeds the box's half extent {}", dop[k], half[k / 2]),
-                    ));
-                }
-            }
             for (v, p) in hull.iter().enumerate() {
                 c.finite(&format!("hull[{v}]"), p)?;
-                let d = [p[0] - b.center[0], p[1] - b.center[1], p[2] - b.center[2]];
-                // In the box frame: R^T (p - center).
-                let q = [
-                    r[0][0] * d[0] + r[1][0] * d[1] + r[2][0] * d[2],
-                    r[0][1] * d[0] + r[1][1] * d[1] + r[2][1] * d[2],
-                    r[0][2] * d[0] + r[1][2] * d[1] + r[2][2] * d[2],
-                ];
-                let out = (0..3)
-                    .map(|k| q[k].abs() - half[k])
-                    .fold(f64::NEG_INFINITY, f64::max);
-                if out > CONTAINMENT_TOLERANCE_M {
-                    return Err(c.fail(
-                        &format!("hull[{v}]"),
-                        format!(
-                            "vertex [{}, {}, {}] lies {out:.3e} m outside its box",
-                            p[0], p[1], p[2]
-                        ),
-                    ));
-                }
-                for (k, u) in dirs.iter().enumerate() {
-                    let excess = dot(*u, q) - dop[k];
-                    if excess > CONTAINMENT_TOLERANCE_M {
-                        return Err(c.fail(
-                            &format!("hull[{v}]"),
-                            format!(
-                                "vertex [{}, {}, {}] lies {excess:.3e} m outside dop26[{k}]",
-                                p[0], p[1], p[2]
-                            ),
-                        ));
-                    }
-                }
+            }
+            if nesting {
+                check_box_nesting(c, b, dirs)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A tight box's DOP within the box, its hull within both (nothing to check on a plain box).
+fn check_box_nesting(
+    c: &Checker,
+    b: &BoxPrim,
+    dirs: &[[f64; 3]; 26],
+) -> std::result::Result<(), Invalid> {
+    let (Some(dop), Some(hull)) = (&b.dop26, &b.hull) else {
+        return Ok(());
+    };
+    let r = rpy_matrix(b.rpy);
+    let half = b.half_extents;
+    // DOP within box: its supports along ±x, ±y, ±z.
+    for k in 0..6 {
+        if dop[k] > half[k / 2] + CONTAINMENT_TOLERANCE_M {
+            return Err(c.fail(
+                &format!("dop26[{k}]"),
+                format!("{} exceeds the box's half extent {}", dop[k], half[k / 2]),
+            ));
+        }
+    }
+    for (v, p) in hull.iter().enumerate() {
+        // In the box frame: R^T (p - center).
+        let q = mul_mtv(&r, sub(*p, b.center));
+        let out = (0..3)
+            .map(|k| q[k].abs() - half[k])
+            .fold(f64::NEG_INFINITY, f64::max);
+        if out > CONTAINMENT_TOLERANCE_M {
+            return Err(c.fail(
+                &format!("hull[{v}]"),
+                format!(
+                    "vertex [{}, {}, {}] lies {out:.3e} m outside its box",
+                    p[0], p[1], p[2]
+                ),
+            ));
+        }
+        for (k, u) in dirs.iter().enumerate() {
+            let excess = dot(*u, q) - dop[k];
+            if excess > CONTAINMENT_TOLERANCE_M {
+                return Err(c.fail(
+                    &format!("hull[{v}]"),
+                    format!(
+                        "vertex [{}, {}, {}] lies {excess:.3e} m outside dop26[{k}]",
+                        p[0], p[1], p[2]
+                    ),
+                ));
             }
         }
     }

@@ -170,6 +170,30 @@ fn mesh_format_of(path: &Path, scale: [f64; 3]) -> Result<String> {
     Ok(ext)
 }
 
+/// A binary STL's triangle count, from its 84-byte header alone, against the limit: a
+/// file of 50-byte triangles can hold ten times more than the byte cap allows for, and
+/// it is refused here before the rest of it is read. (Anything else passes; the parser
+/// decides what the file is.)
+fn binary_stl_within_limit(path: &Path, len: u64, limits: &MeshLimits) -> Result<()> {
+    use std::io::Read;
+    let is_stl = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("stl"));
+    if !is_stl || len < STL_HEADER as u64 {
+        return Ok(());
+    }
+    let mut header = [0u8; STL_HEADER];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .map_err(|e| Error::at(path, None, format!("cannot read mesh: {e}")))?;
+    let declared = u32::from_le_bytes([header[80], header[81], header[82], header[83]]);
+    let binary = STL_HEADER as u64 + STL_TRIANGLE * u64::from(declared) == len;
+    if binary && declared as usize > limits.max_triangles {
+        return Err(Welder::new(path, [1.0; 3], limits.max_triangles).over_limit(declared as usize));
+    }
+    Ok(())
+}
+
 fn read_file(path: &Path, limits: &MeshLimits) -> Result<Vec<u8>> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => {
@@ -191,7 +215,7 @@ fn read_file(path: &Path, limits: &MeshLimits) -> Result<Vec<u8>> {
                 ),
             ));
         }
-        Ok(_) => {}
+        Ok(m) => binary_stl_within_limit(path, m.len(), limits)?,
         Err(e) => return Err(Error::at(path, None, format!("cannot read mesh: {e}"))),
     }
     std::fs::read(path).map_err(|e| Error::at(path, None, format!("cannot read mesh: {e}")))

@@ -107,6 +107,82 @@ impl PackageResolver {
     }
 }
 
+impl PackageResolver {
+    /// A reference to `file` that resolves on its own, from a file in directory `base`:
+    /// `package://NAME/...` when `file` lies under one of the package roots (and that URI
+    /// resolves back to it), otherwise `file`'s path relative to `base`.
+    pub fn reference_for(&self, file: &Path, base: &Path) -> String {
+        let file = lexical(file);
+        for root in &self.roots {
+            let root = lexical(root);
+            let Ok(inner) = file.strip_prefix(&root) else {
+                continue;
+            };
+            // A package below the root, or the root itself a package (named by its folder).
+            let mut uris = Vec::new();
+            if inner.components().count() > 1 {
+                uris.push(slashed(inner));
+            }
+            if let Some(name) = root.file_name() {
+                uris.push(slashed(&Path::new(name).join(inner)));
+            }
+            for uri in uris.into_iter().map(|u| format!("package://{u}")) {
+                if self
+                    .resolve(&uri, &base.join("_"), None)
+                    .is_ok_and(|p| lexical(&p) == file)
+                {
+                    return uri;
+                }
+            }
+        }
+        slashed(&relative_to(&file, &lexical(base)))
+    }
+}
+
+/// `path` absolute (against the working directory) with `.` and `..` folded away by
+/// name, without following links.
+pub fn lexical(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in absolute.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `file` relative to directory `base` (both lexical, absolute), with `..` where needed.
+fn relative_to(file: &Path, base: &Path) -> PathBuf {
+    let f: Vec<_> = file.components().collect();
+    let b: Vec<_> = base.components().collect();
+    let common = f.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &f[common..] {
+        out.push(c);
+    }
+    out
+}
+
+/// A relative path written with `/` on every platform.
+fn slashed(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 fn base_dir(from: &Path) -> PathBuf {
     from.parent().map(Path::to_path_buf).unwrap_or_default()
 }

@@ -129,14 +129,30 @@ fn load_config(
         None => None,
     };
     robot.name = config.name.clone();
-    Ok(LoadedRobot {
+    let loaded = LoadedRobot {
         robot,
         srdf,
         config: Some(config),
         config_path: Some(path.to_path_buf()),
         sources,
         resolver,
-    })
+    };
+    // The whole config is checked here, for every command that reads it: a rest pose
+    // that names no group_state or no joint is refused now, at the config's line.
+    if let Err(e) = loaded.rest_pose() {
+        return Err(Error::at(path, key_line(&text, "rest_pose"), e.message));
+    }
+    Ok(loaded)
+}
+
+/// Line and column of top-level `key:` in a YAML text.
+fn key_line(text: &str, key: &str) -> Option<(u32, u32)> {
+    text.lines()
+        .position(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|i| (i as u32 + 1, 1))
 }
 
 /// A serde-saphyr message as `file:line:col: message` when it carries a position.

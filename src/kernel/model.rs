@@ -623,59 +623,12 @@ impl Model {
                 prims.push(data);
             }
         }
-        // Checked pairs and their primitive pairs.
-        let mut link_prims = vec![(0usize, 0usize); n];
-        {
-            let mut k = 0;
-            for (i, lp) in link_prims.iter_mut().enumerate() {
-                let s = k;
-                while k < prims.len() && prims[k].link == i {
-                    k += 1;
-                }
-                *lp = (s, k);
-            }
-        }
-        let mut checked_pairs = Vec::new();
-        let mut pair_ranges = Vec::new();
-        let mut prim_pairs = Vec::new();
-        let mut n_slots = 0usize;
-        for i in 0..n {
-            for j in i + 1..n {
-                if acm.is_allowed(i, j) {
-                    continue;
-                }
-                let (si, ei) = link_prims[i];
-                let (sj, ej) = link_prims[j];
-                if si == ei || sj == ej {
-                    continue;
-                }
-                let start = prim_pairs.len() as u32;
-                for a in si..ei {
-                    for b in sj..ej {
-                        let uses_gjk = !matches!(
-                            (&prims[a].kind, &prims[b].kind),
-                            (PrimKind::Capsule { .. }, PrimKind::Capsule { .. })
-                                | (PrimKind::Capsule { .. }, PrimKind::Box(..))
-                                | (PrimKind::Box(..), PrimKind::Capsule { .. })
-                        );
-                        let slot = if uses_gjk {
-                            n_slots += 1;
-                            (n_slots - 1) as u32
-                        } else {
-                            u32::MAX
-                        };
-                        prim_pairs.push(PrimPair {
-                            a: a as u32,
-                            b: b as u32,
-                            slot,
-                            rsum: prims[a].sphere_r + prims[b].sphere_r,
-                        });
-                    }
-                }
-                checked_pairs.push((i, j));
-                pair_ranges.push((start, prim_pairs.len() as u32));
-            }
-        }
+        let PairTables {
+            checked_pairs,
+            pair_ranges,
+            prim_pairs,
+            n_slots,
+        } = pair_tables(n, &acm, &prims);
         Ok(Model {
             links,
             hull_vertices,
@@ -709,6 +662,25 @@ impl Model {
             return Err(format!("refine band must be finite and >= 0, got {band}"));
         }
         self.refine_band = band;
+        Ok(self)
+    }
+
+    /// The same model under another ACM (sizes must match): only the checked pairs are
+    /// rebuilt; links, primitives, hulls and their support tables are kept.
+    pub fn with_acm(mut self, acm: Acm) -> Result<Model, String> {
+        if acm.n() != self.links.len() {
+            return Err(format!(
+                "ACM is over {} links, the model has {}",
+                acm.n(),
+                self.links.len()
+            ));
+        }
+        let t = pair_tables(self.links.len(), &acm, &self.prims);
+        self.acm = acm;
+        self.checked_pairs = t.checked_pairs;
+        self.pair_ranges = t.pair_ranges;
+        self.prim_pairs = t.prim_pairs;
+        self.n_slots = t.n_slots;
         Ok(self)
     }
 
@@ -781,6 +753,78 @@ impl Model {
     /// The link-frame transform of the joint origin of link `i`.
     pub fn origin(&self, i: usize) -> Iso {
         self.origins[i]
+    }
+}
+
+/// What the ACM decides in a model: the checked link pairs, each one's range of primitive
+/// pairs, and the GJK warm-start slots.
+struct PairTables {
+    checked_pairs: Vec<(usize, usize)>,
+    pair_ranges: Vec<(u32, u32)>,
+    prim_pairs: Vec<PrimPair>,
+    n_slots: usize,
+}
+
+/// Checked pairs and their primitive pairs, for `n` links whose primitives `prims` are
+/// ordered by link.
+fn pair_tables(n: usize, acm: &Acm, prims: &[PrimData]) -> PairTables {
+    let mut link_prims = vec![(0usize, 0usize); n];
+    {
+        let mut k = 0;
+        for (i, lp) in link_prims.iter_mut().enumerate() {
+            let s = k;
+            while k < prims.len() && prims[k].link == i {
+                k += 1;
+            }
+            *lp = (s, k);
+        }
+    }
+    let mut checked_pairs = Vec::new();
+    let mut pair_ranges = Vec::new();
+    let mut prim_pairs = Vec::new();
+    let mut n_slots = 0usize;
+    for i in 0..n {
+        for j in i + 1..n {
+            if acm.is_allowed(i, j) {
+                continue;
+            }
+            let (si, ei) = link_prims[i];
+            let (sj, ej) = link_prims[j];
+            if si == ei || sj == ej {
+                continue;
+            }
+            let start = prim_pairs.len() as u32;
+            for a in si..ei {
+                for b in sj..ej {
+                    let uses_gjk = !matches!(
+                        (&prims[a].kind, &prims[b].kind),
+                        (PrimKind::Capsule { .. }, PrimKind::Capsule { .. })
+                            | (PrimKind::Capsule { .. }, PrimKind::Box(..))
+                            | (PrimKind::Box(..), PrimKind::Capsule { .. })
+                    );
+                    let slot = if uses_gjk {
+                        n_slots += 1;
+                        (n_slots - 1) as u32
+                    } else {
+                        u32::MAX
+                    };
+                    prim_pairs.push(PrimPair {
+                        a: a as u32,
+                        b: b as u32,
+                        slot,
+                        rsum: prims[a].sphere_r + prims[b].sphere_r,
+                    });
+                }
+            }
+            checked_pairs.push((i, j));
+            pair_ranges.push((start, prim_pairs.len() as u32));
+        }
+    }
+    PairTables {
+        checked_pairs,
+        pair_ranges,
+        prim_pairs,
+        n_slots,
     }
 }
 

@@ -20,8 +20,19 @@
 //! `f32` pre-filter with a rigorous error bound and an `f64` recheck of the candidates
 //! (slower), AVX-512 (slower inside GJK; see docs/kernel.md).
 
-use super::shapes::HullPoints;
 use super::vec3::V3;
+
+/// A point cloud in structure-of-arrays layout; the solid is its convex hull.
+///
+/// The slices must have equal lengths and at least one point. `table` is the cloud's
+/// support table (`CELLS` entries of the `support_table` module) or empty; it only speeds GJK up.
+#[derive(Clone, Copy, Debug)]
+pub struct HullPoints<'a> {
+    pub x: &'a [f64],
+    pub y: &'a [f64],
+    pub z: &'a [f64],
+    pub table: &'a [u16],
+}
 
 /// The most vertices the SIMD path scans (the kernel's hull limit); longer clouds take the
 /// scalar path.

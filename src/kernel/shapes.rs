@@ -33,17 +33,9 @@ pub struct Segment {
     pub b: V3,
 }
 
-/// A point cloud in structure-of-arrays layout; the solid is its convex hull.
-///
-/// The slices must have equal lengths and at least one point. `table` is the cloud's
-/// [`support_table`] ([`support_table::CELLS`] entries) or empty; it only speeds GJK up.
-#[derive(Clone, Copy, Debug)]
-pub struct HullPoints<'a> {
-    pub x: &'a [f64],
-    pub y: &'a [f64],
-    pub z: &'a [f64],
-    pub table: &'a [u16],
-}
+/// The point cloud a hull is: defined beside its support scan ([`super::scan`]), which
+/// this module and [`support_table`] both use.
+pub use super::scan::HullPoints;
 
 /// A point cloud placed by a rigid transform: `rot · p + pos` for every stored `p`.
 #[derive(Clone, Copy, Debug)]

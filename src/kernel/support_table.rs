@@ -8,8 +8,7 @@
 //! Measured on the bench's 152-vertex hulls: with proposals a cold query needs 1.5 full
 //! scans instead of 9 (docs/kernel.md).
 
-use super::scan::argmax_dot;
-use super::shapes::HullPoints;
+use super::scan::{HullPoints, argmax_dot};
 use super::vec3::{V3, select};
 
 /// Cells along a cube face's edge. 24 (6.9 KB per hull) gave 1.48 full scans per cold query
@@ -121,8 +120,17 @@ mod tests {
                 [t.cos() * (1.0 + 0.1 * t), t.sin(), (0.3 * t).sin() * 2.0]
             })
             .collect();
-        let h = super::super::shapes::Hull::from_points(&pts);
-        let table = build(&h.points());
+        let (x, y, z): (Vec<f64>, Vec<f64>, Vec<f64>) = (
+            pts.iter().map(|p| p[0]).collect(),
+            pts.iter().map(|p| p[1]).collect(),
+            pts.iter().map(|p| p[2]).collect(),
+        );
+        let table = build(&HullPoints {
+            x: &x,
+            y: &y,
+            z: &z,
+            table: &[],
+        });
         for c in 0..CELLS {
             let d = centre(c);
             let best = pts

@@ -143,6 +143,23 @@ pub fn rot_from_rpy(rpy: V3) -> Mat3 {
     ]
 }
 
+/// Roll, pitch, yaw of a proper rotation: the inverse of [`rot_from_rpy`], pitch in
+/// [-π/2, π/2]. Exact to rounding at every pitch, ±90° included: yaw comes from the first
+/// column, then `M = Rz(-yaw) · R = Ry(pitch) · Rx(roll)` gives the pitch as an atan2 of
+/// (sin, cos) and the roll from `M`'s second row (entries of size one however small
+/// cos(pitch) is). An arcsine for the pitch, or a roll from the third row, loses about
+/// 4e-8 rad near ±90°. At a locked pitch (first column zero) the yaw is 0 and the roll
+/// carries what the rotation keeps of both.
+pub fn rpy_from_rot(m: &Mat3) -> V3 {
+    let yaw = m[1][0].atan2(m[0][0]);
+    let (sy, cy) = yaw.sin_cos();
+    let cos_pitch = cy * m[0][0] + sy * m[1][0];
+    let pitch = (-m[2][0]).atan2(cos_pitch);
+    let cos_roll = cy * m[1][1] - sy * m[0][1];
+    let sin_roll = sy * m[0][2] - cy * m[1][2];
+    [sin_roll.atan2(cos_roll), pitch, yaw]
+}
+
 /// Rotation by `angle` (radians, right hand) about the unit `axis` (Rodrigues), from its
 /// precomputed sine and cosine.
 #[inline(always)]
@@ -243,6 +260,47 @@ mod tests {
         let rz = rot_axis_angle([0.0, 0.0, 1.0], rpy[2]);
         let want = mul_mm(&rz, &mul_mm(&ry, &rx));
         assert!(close(&rot_from_rpy(rpy), &want));
+    }
+
+    #[test]
+    fn rpy_from_rot_is_exact_at_every_pitch() {
+        use std::f64::consts::FRAC_PI_2;
+        let mut pitches = vec![FRAC_PI_2, -FRAC_PI_2, 0.0, 0.4, -1.3];
+        for k in 1..=12 {
+            let e = 10f64.powi(-k);
+            pitches.extend([FRAC_PI_2 - e, e - FRAC_PI_2]);
+        }
+        for &pitch in &pitches {
+            for (roll, yaw) in [(0.0, 0.0), (0.3, -2.1), (-3.0, 1.2), (1.5, 1.5)] {
+                let r = rot_from_rpy([roll, pitch, yaw]);
+                let back = rpy_from_rot(&r);
+                let r2 = rot_from_rpy(back);
+                let err = (0..3)
+                    .flat_map(|i| (0..3).map(move |j| (i, j)))
+                    .map(|(i, j)| (r[i][j] - r2[i][j]).abs())
+                    .fold(0.0, f64::max);
+                assert!(
+                    err < 1e-15,
+                    "rpy {:?}: {back:?} is off by {err:e}",
+                    [roll, pitch, yaw]
+                );
+                assert!(
+                    (back[1] - pitch).abs() < 1e-15,
+                    "pitch {pitch} -> {}",
+                    back[1]
+                );
+            }
+        }
+        // The MJCF case: a quarter turn about y as a quaternion-made matrix.
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let (w, y) = (h, h);
+        let q = [
+            [1.0 - 2.0 * y * y, 0.0, 2.0 * w * y],
+            [0.0, 1.0, 0.0],
+            [-2.0 * w * y, 0.0, 1.0 - 2.0 * y * y],
+        ];
+        let r2 = rot_from_rpy(rpy_from_rot(&q));
+        assert!(close(&q, &r2), "{q:?} vs {r2:?}");
     }
 
     #[test]

@@ -148,12 +148,49 @@ pub fn sha256_file(path: &Path) -> Result<String> {
         .collect())
 }
 
-/// Every file the manifest depends on, as given (config entries, then mesh references
-/// sorted), with the resolved path.
-pub fn source_files(loaded: &LoadedRobot) -> Vec<(String, PathBuf)> {
-    let mut out: Vec<(String, PathBuf)> = loaded.sources.clone();
+/// One file a manifest depends on.
+pub struct SourceFile {
+    /// As the manifest records it: as given in the robot config, else a reference that
+    /// resolves on its own (`package://`, or relative to the manifest's directory).
+    pub path: String,
+    /// As the robot's own files write it (mesh references relative to an MJCF's
+    /// `meshdir`): what manifests recorded before, still accepted by `verify`.
+    pub written: String,
+    pub file: PathBuf,
+}
+
+/// Every file the manifest depends on (config entries, included files, then mesh
+/// references sorted). The manifest lies beside the robot config (or, for a bare robot
+/// file, in the working directory).
+pub fn source_files(loaded: &LoadedRobot) -> Vec<SourceFile> {
+    let base = loaded
+        .config_path
+        .as_deref()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new(""));
+    let own = |written: String, file: PathBuf| {
+        let path = if written.starts_with("package://") {
+            written.clone()
+        } else {
+            loaded.resolver.reference_for(&file, base)
+        };
+        SourceFile {
+            path,
+            written,
+            file,
+        }
+    };
+    let mut out: Vec<SourceFile> = loaded
+        .sources
+        .iter()
+        .map(|(given, file)| SourceFile {
+            path: given.clone(),
+            written: given.clone(),
+            file: file.clone(),
+        })
+        .collect();
     for extra in loaded.robot.files.iter().skip(1) {
-        out.push((extra.display().to_string(), extra.clone()));
+        out.push(own(extra.display().to_string(), extra.clone()));
     }
     let mut meshes: BTreeMap<String, PathBuf> = BTreeMap::new();
     for l in &loaded.robot.links {
@@ -163,7 +200,7 @@ pub fn source_files(loaded: &LoadedRobot) -> Vec<(String, PathBuf)> {
             }
         }
     }
-    out.extend(meshes);
+    out.extend(meshes.into_iter().map(|(uri, file)| own(uri, file)));
     out
 }
 
@@ -228,10 +265,10 @@ pub fn lower(
     let truth_map: BTreeMap<String, _> = truths.into_iter().collect();
 
     let mut sources = Vec::new();
-    for (given, path) in source_files(loaded) {
+    for source in source_files(loaded) {
         sources.push(manifest::Source {
-            path: given,
-            sha256: sha256_file(&path)?,
+            path: source.path,
+            sha256: sha256_file(&source.file)?,
         });
     }
     let rest = loaded.rest_pose()?;

@@ -11,10 +11,12 @@ pub fn rpy_to_matrix(rpy: [f64; 3]) -> Matrix3<f64> {
     *Rotation3::from_euler_angles(rpy[0], rpy[1], rpy[2]).matrix()
 }
 
-/// Roll, pitch, yaw of a rotation (pitch in [-pi/2, pi/2]).
+/// Roll, pitch, yaw of a rotation (pitch in [-pi/2, pi/2]), exact to rounding at a
+/// 90-degree pitch too: the one conversion, `kernel::vec3::rpy_from_rot`.
 pub fn quat_to_rpy(q: &UnitQuaternion<f64>) -> [f64; 3] {
-    let (r, p, y) = q.euler_angles();
-    [r, p, y]
+    let m = q.to_rotation_matrix();
+    let rows = std::array::from_fn(|i| std::array::from_fn(|j| m[(i, j)]));
+    crate::kernel::vec3::rpy_from_rot(&rows)
 }
 
 pub fn axis_angle(axis: [f64; 3], angle: f64) -> UnitQuaternion<f64> {

@@ -81,21 +81,8 @@ impl Grid {
     }
 }
 
-/// HTML text escaping.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// HTML text escaping, shared with the link pictures.
+pub use super::svg::escape;
 
 /// One robot's part of the report.
 pub struct RobotReport {

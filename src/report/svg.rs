@@ -236,7 +236,7 @@ pub fn figure(mesh: &TriMesh, prims: &[Primitive], title: &str) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\
          <style>{STYLE}svg .title{{font:bold 12px sans-serif;fill:#1b1f24}}</style>\
          <rect width=\"{w}\" height=\"{h}\" fill=\"#fff\"/><text class=\"title\" x=\"2\" y=\"13\">{}</text>",
-        super::fleet::escape(title)
+        escape(title)
     );
     for (i, v) in views.iter().enumerate() {
         let _ = write!(
@@ -246,6 +246,22 @@ pub fn figure(mesh: &TriMesh, prims: &[Primitive], title: &str) -> String {
         );
     }
     out.push_str("</svg>\n");
+    out
+}
+
+/// HTML text escaping (SVG text here, the whole page in `fleet`).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
     out
 }
 

@@ -1,7 +1,7 @@
 //! `collide verify`: every check a committed manifest must still pass.
 
 use super::kernel_load::load_kernel;
-use crate::acm::{PairDecider, Verdict, unexempted_kernel};
+use crate::acm::{PairDecider, Verdict, unexempted};
 use crate::error::{Error, Result};
 use crate::io::manifest::{self, Manifest};
 use crate::io::robot::{LoadOptions, LoadedRobot, load_robot};
@@ -75,7 +75,7 @@ fn violation(
 /// Checks one manifest. Unreadable input (the manifest, its robot) is an error; failed
 /// checks are violations in the result.
 pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
-    let m = manifest::load_manifest(path)?;
+    let m = manifest::load_manifest_to_verify(path)?;
     let mut out = Verified {
         manifest: path.to_path_buf(),
         robot: m.robot.clone(),
@@ -87,6 +87,13 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     };
     let loaded = load_robot_beside(path, &options.load, "")?;
 
+    // A tight box's hull and DOP inside its box, as the kernel needs them: a written value
+    // moved off that is a broken proof, reported like a vertex outside a capsule.
+    for (link, e) in manifest::nesting_failures(&m) {
+        out.violations
+            .push(violation("containment", link, e.describe()));
+    }
+
     // Sources: the same files, byte for byte.
     let recorded: BTreeMap<&str, &str> = m
         .sources
@@ -95,22 +102,27 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
         .collect();
     let current = source_files(&loaded);
     let mut stale = false;
-    for (given, file) in &current {
-        match recorded.get(given.as_str()) {
+    for source in &current {
+        // Manifests written before sources resolved on their own recorded MJCF mesh paths
+        // as the MJCF writes them; both forms are accepted.
+        let sha = recorded
+            .get(source.path.as_str())
+            .or_else(|| recorded.get(source.written.as_str()));
+        match sha {
             None => {
                 stale = true;
                 out.violations.push(violation(
                     "stale",
-                    given.clone(),
+                    source.path.clone(),
                     "read now but not recorded; run `collide lower`",
                 ));
             }
             Some(&sha) => {
-                if sha256_file(file)? != sha {
+                if sha256_file(&source.file)? != sha {
                     stale = true;
                     out.violations.push(violation(
                         "stale",
-                        given.clone(),
+                        source.path.clone(),
                         "changed since the manifest was written; run `collide lower`",
                     ));
                 }
@@ -118,7 +130,10 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
         }
     }
     for s in &m.sources {
-        if !current.iter().any(|(g, _)| g == &s.path) {
+        if !current
+            .iter()
+            .any(|c| c.path == s.path || c.written == s.path)
+        {
             stale = true;
             out.violations.push(violation(
                 "stale",
@@ -183,7 +198,8 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     };
 
     // Every ACM row's proof still holds.
-    let open = unexempted_kernel(&m)?;
+    // The same kernel with every pair checked (built once: only its pair tables change).
+    let open = unexempted(&kernel)?;
     let decider = PairDecider::new(&open, m.margin_m, options.budget);
     let rows: Vec<_> = m
         .acm

@@ -264,10 +264,10 @@ pub fn ellipsoid_points(n: usize, c: V3, r: V3, rot: &Mat3) -> Vec<V3> {
         .collect()
 }
 
-/// A tight primitive for `points` (link frame) with a box in frame `box_rot`, appending the
-/// vertices to the flat store.
-pub fn tight_from_points(points: &[V3], box_rot: Mat3, store: &mut Vec<V3>) -> Primitive {
-    let inbox: Vec<V3> = points.iter().map(|p| mul_mtv(&box_rot, *p)).collect();
+/// The box around `points` in frame `box_rot`: its centre in that frame, the points
+/// relative to it (in that frame) and its half extents.
+pub fn box_in_frame(points: &[V3], box_rot: &Mat3) -> (V3, Vec<V3>, V3) {
+    let inbox: Vec<V3> = points.iter().map(|p| mul_mtv(box_rot, *p)).collect();
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     for p in &inbox {
@@ -288,6 +288,13 @@ pub fn tight_from_points(points: &[V3], box_rot: Mat3, store: &mut Vec<V3>) -> P
             half[i] = half[i].max(p[i].abs());
         }
     }
+    (mid, rel, half)
+}
+
+/// A tight primitive for `points` (link frame) with a box in frame `box_rot`, appending the
+/// vertices to the flat store.
+pub fn tight_from_points(points: &[V3], box_rot: Mat3, store: &mut Vec<V3>) -> Primitive {
+    let (mid, rel, half) = box_in_frame(points, &box_rot);
     let offset = store.len();
     store.extend_from_slice(points);
     Primitive::Tight(TightGeometry {
@@ -347,6 +354,33 @@ pub fn panda_tight(n_vertices: usize) -> Model {
 
 /// Name, origin xyz, axis, lower, upper, primitives of one joint/link of a limb.
 type Spec = (&'static str, V3, V3, f64, f64, Vec<Primitive>);
+
+/// Appends one limb's links (`{side}_{name}_link` on `{side}_{name}_joint`), the k-th
+/// hanging from `parent_of(k)`; on the right side (`sy < 0`) the limits of joints not
+/// about y are mirrored.
+fn push_limb<const N: usize>(
+    links: &mut Vec<Link>,
+    side: &str,
+    sy: f64,
+    specs: [Spec; N],
+    parent_of: impl Fn(usize) -> usize,
+) {
+    let y = [0.0, 1.0, 0.0];
+    for (k, (name, xyz, axis, lo, hi, prim)) in specs.into_iter().enumerate() {
+        let (lo, hi) = if sy < 0.0 && axis != y {
+            (-hi, -lo)
+        } else {
+            (lo, hi)
+        };
+        let joint = rev(&format!("{side}_{name}_joint"), xyz, [0.0; 3], axis, lo, hi);
+        links.push(link(
+            &format!("{side}_{name}_link"),
+            Some(parent_of(k)),
+            joint,
+            prim,
+        ));
+    }
+}
 
 /// A synthetic 29-DoF humanoid-like tree (30 links: pelvis, 2×6 leg, 3 waist, 2×7 arm),
 /// one capsule or box per link, tree-distance-2 exemptions.
@@ -413,23 +447,7 @@ pub fn humanoid29() -> Model {
                 bx([0.03, 0.0, -0.03], [0.0; 3], [0.11, 0.04, 0.02]),
             ),
         ];
-        for (k, (name, xyz, axis, lo, hi, prim)) in specs.into_iter().enumerate() {
-            let lo2 = if sy < 0.0 && axis != y { -hi } else { lo };
-            let hi2 = if sy < 0.0 && axis != y { -lo } else { hi };
-            links.push(link(
-                &format!("{side}_{name}_link"),
-                Some(parent_of(k)),
-                rev(
-                    &format!("{side}_{name}_joint"),
-                    xyz,
-                    [0.0; 3],
-                    axis,
-                    lo2,
-                    hi2,
-                ),
-                prim,
-            ));
-        }
+        push_limb(&mut links, side, sy, specs, parent_of);
     }
     let waist_base = links.len();
     links.push(link(
@@ -526,23 +544,7 @@ pub fn humanoid29() -> Model {
                 bx([0.06, 0.0, 0.0], [0.0; 3], [0.06, 0.035, 0.02]),
             ),
         ];
-        for (k, (name, xyz, axis, lo, hi, prim)) in specs.into_iter().enumerate() {
-            let lo2 = if sy < 0.0 && axis != y { -hi } else { lo };
-            let hi2 = if sy < 0.0 && axis != y { -lo } else { hi };
-            links.push(link(
-                &format!("{side}_{name}_link"),
-                Some(parent_of(k)),
-                rev(
-                    &format!("{side}_{name}_joint"),
-                    xyz,
-                    [0.0; 3],
-                    axis,
-                    lo2,
-                    hi2,
-                ),
-                prim,
-            ));
-        }
+        push_limb(&mut links, side, sy, specs, parent_of);
     }
     let acm = acm_near_tree(&links);
     Model::new(links, vec![], acm, 0.0).unwrap()
