@@ -27,6 +27,7 @@ fn lowered_two_boxes() -> (tempfile::TempDir, PathBuf) {
     let options = LowerOptions {
         fit: FitOptions::default(),
         tight: TightLinks::default(),
+        refine: None,
         mesh_limits: MeshLimits::default(),
         max_total_triangles: 50_000_000,
     };

@@ -105,9 +105,9 @@ pub struct LowerArgs {
     /// Keep the fit rule's choice: no automatic refinement against the meshes.
     #[arg(long)]
     pub no_refine: bool,
-    /// Median kernel cost per check_self_collision the refinement may reach, in µs (estimated).
-    #[arg(long, value_name = "US", default_value_t = crate::lower::refine::DEFAULT_BUDGET_US)]
-    pub budget_us: f64,
+    /// Median kernel cost per check_self_collision the refinement may reach, in µs (estimated; default 5 for an arm of at most 12 links with geometry, 20 otherwise).
+    #[arg(long, value_name = "US")]
+    pub budget_us: Option<f64>,
     /// The manifest (default: manifest.yaml beside the robot config).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,

@@ -25,10 +25,11 @@ pub fn run(args: LowerArgs) -> Result<i32> {
             )));
         }
     }
-    if !(args.budget_us.is_finite() && args.budget_us > 0.0) {
+    if let Some(b) = args.budget_us
+        && !(b.is_finite() && b > 0.0)
+    {
         return Err(Error::input(format!(
-            "--budget-us {} must be a positive number",
-            args.budget_us
+            "--budget-us {b} must be a positive number"
         )));
     }
     let options = LowerOptions {

@@ -38,7 +38,11 @@ pub fn run(args: SweepArgs) -> Result<i32> {
         crate::out!("{}", render::summary(&report));
         crate::outln!(
             "\nkernel time per configuration (check_self_collision alone, {} poses; sweep took {:.2} s: mesh truth {:.2} s, hull truth {:.2} s, kernel {:.2} s):",
-            report.poses, report.elapsed_s, report.mesh_s, report.hull_s, report.kernel_s
+            report.poses,
+            report.elapsed_s,
+            report.mesh_s,
+            report.hull_s,
+            report.kernel_s
         );
         crate::out!("{}", render::timing_table(&report).render());
     }

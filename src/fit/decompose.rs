@@ -139,14 +139,19 @@ fn grid_cut(mesh: &TriMesh, axis: V3, tmin: f64, tmax: f64, dirs: &[V3]) -> Opti
             let (p, q) = (tri[e], tri[(e + 1) % 3]);
             let (tp, tq) = (v3::dot(axis, p), v3::dot(axis, q));
             let (lo, hi) = (tp.min(tq), tp.max(tq));
-            let g0 = (((lo - tmin) / step).floor().max(0.0) as usize + 1).max(1);
+            if hi <= lo {
+                continue;
+            }
+            // Planes through an end of the edge take that end: a vertex on a
+            // plane belongs to both sides.
+            let g0 = (((lo - tmin) / step).ceil().max(1.0) as usize).min(GRID);
             for (g, section) in sections.iter_mut().enumerate().take(GRID).skip(g0) {
                 let c = plane(g);
-                if c >= hi {
+                if c > hi {
                     break;
                 }
-                if c > lo {
-                    section.add(dirs, v3::lerp(p, q, (c - tp) / (tq - tp)));
+                if c >= lo {
+                    section.add(dirs, v3::lerp(p, q, ((c - tp) / (tq - tp)).clamp(0.0, 1.0)));
                 }
             }
         }

@@ -290,9 +290,9 @@ impl Model {
                 }
             }
             stats.narrow += 1;
-            stats.narrow_tight +=
-                (matches!(world[ia], WorldPrim::Tight(_)) | matches!(world[ib], WorldPrim::Tight(_)))
-                    as u32;
+            stats.narrow_tight += (matches!(world[ia], WorldPrim::Tight(_))
+                | matches!(world[ib], WorldPrim::Tight(_)))
+                as u32;
             let w = if warm && pp.slot != u32::MAX {
                 Some(&mut witness[pp.slot as usize])
             } else {

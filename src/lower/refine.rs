@@ -42,9 +42,13 @@ pub const FALSE_STOP_FLOOR: f64 = 0.001;
 /// Refinement steps at most (each refits the links it refines).
 const MAX_STEPS: usize = 16;
 
-/// Default `--budget-us`: the median cost per `check_self_collision` the
-/// refinement may spend, in µs (estimated; see [`CostModel`]).
-pub const DEFAULT_BUDGET_US: f64 = 20.0;
+/// Default budget (median µs per `check_self_collision`, estimated; see
+/// [`CostModel`]) for an arm, a robot with at most [`ARM_LINKS`] links with
+/// geometry: a 1 kHz loop checks in well under 1 % of its cycle...
+pub const ARM_BUDGET_US: f64 = 5.0;
+/// ...and for larger robots (humanoids, mobile manipulators), 2 % of it.
+pub const ROBOT_BUDGET_US: f64 = 20.0;
+pub const ARM_LINKS: usize = 12;
 
 /// The levels a link climbs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -86,7 +90,8 @@ pub fn fit_at(mesh: &TriMesh, level: Level, opts: &FitOptions) -> Result<LinkFit
 pub struct RefineOptions {
     pub poses: usize,
     pub seed: u64,
-    pub budget_us: f64,
+    /// `None`: by the robot's size ([`ARM_BUDGET_US`], [`ROBOT_BUDGET_US`]).
+    pub budget_us: Option<f64>,
 }
 
 impl Default for RefineOptions {
@@ -94,22 +99,23 @@ impl Default for RefineOptions {
         RefineOptions {
             poses: REFINE_POSES,
             seed: REFINE_SEED,
-            budget_us: DEFAULT_BUDGET_US,
+            budget_us: None,
         }
     }
 }
 
 /// Deterministic price of one `check_self_collision`, from the kernel's own
-/// counters (`CheckStats`). Prices measured on this project's machine
-/// (docs/benchmarks.md): they make the estimate track the measured median
-/// within about a quarter on the fleet.
+/// counters (`CheckStats`). Prices fitted (least squares on relative error)
+/// to the measured medians of the fleet's manifests on this project's
+/// machine (`examples/cost_calibration.rs`); they err on the dear side for
+/// hull-heavy arms and track the large robots within about a quarter.
 pub struct CostModel;
 
 impl CostModel {
-    const PER_LINK_NS: f64 = 12.0;
-    const PER_PRIM_PAIR_NS: f64 = 2.5;
-    const PER_NARROW_NS: f64 = 20.0;
-    const PER_TIGHT_NARROW_NS: f64 = 330.0;
+    const PER_LINK_NS: f64 = 8.0;
+    const PER_PRIM_PAIR_NS: f64 = 4.8;
+    const PER_NARROW_NS: f64 = 128.0;
+    const PER_TIGHT_NARROW_NS: f64 = 700.0;
 
     /// Median estimated µs per configuration over `poses` seeded poses.
     pub fn median_us(model: &Model, poses: usize, seed: u64) -> f64 {
@@ -249,17 +255,25 @@ fn percent(count: usize, of: usize) -> String {
 }
 
 /// A pair worth refining, most offending first: (names, why).
-fn offenders(k: &LoadedKernel, m: &Measured, j: &Judgement, poses: usize) -> Vec<((String, String), String)> {
-    let mut out: Vec<((String, String), String)> = m
+/// Rest offenders first, then false stops (with their count).
+fn offenders(
+    k: &LoadedKernel,
+    m: &Measured,
+    j: &Judgement,
+    poses: usize,
+) -> Vec<((String, String), String, usize)> {
+    let mut out: Vec<((String, String), String, usize)> = m
         .rest_slop
         .iter()
-        .map(|p| (p.clone(), format!("pair {}/{}: trips at rest, meshes apart", p.0, p.1)))
+        .map(|p| {
+            (
+                p.clone(),
+                format!("pair {}/{}: trips at rest, meshes apart", p.0, p.1),
+                usize::MAX,
+            )
+        })
         .collect();
     let floor = ((FALSE_STOP_FLOOR * poses as f64).ceil() as usize).max(1);
-    // The worst pairs first: a step takes those within a factor of four of the
-    // worst, so cheap fixes are not drowned in refinements of rare offenders.
-    let top = j.pairs.iter().map(|p| p.false_stops).max().unwrap_or(0);
-    let floor = floor.max(top / 4);
     let mut by_stops: Vec<&mesh_truth::PairVerdict> =
         j.pairs.iter().filter(|p| p.false_stops >= floor).collect();
     by_stops.sort_by(|x, y| {
@@ -279,7 +293,7 @@ fn offenders(k: &LoadedKernel, m: &Measured, j: &Judgement, poses: usize) -> Vec
             names.1,
             percent(p.false_stops, poses)
         );
-        out.push((names, why));
+        out.push((names, why, p.false_stops));
     }
     out
 }
@@ -298,7 +312,18 @@ pub fn refine(
     let mut draft = manifest.clone();
     draft.acm = refine_acm(manifest, existing)?;
     let k = load_kernel(&draft)?;
-    let truth = MeshTruth::new(&k.link_names, truths);
+    let with_geometry = k
+        .model
+        .links()
+        .iter()
+        .filter(|l| !l.primitives.is_empty())
+        .count();
+    let budget_us = options.budget_us.unwrap_or(if with_geometry <= ARM_LINKS {
+        ARM_BUDGET_US
+    } else {
+        ROBOT_BUDGET_US
+    });
+    let truth = MeshTruth::new(&k.link_names, truths).with_margin(manifest.margin_m);
     let pairs = k.model.checked_pairs().to_vec();
     let progress = crate::report::progress::bar(options.poses as u64, "mesh truth");
     let contacts = mesh_truth::mesh_contacts_with_progress(
@@ -347,12 +372,23 @@ pub fn refine(
         }
         let k = load_kernel(&draft)?;
         // Each offending pair's links that can still climb, in offence order.
+        // The worst pairs with a link left to refine; a step takes those within a
+        // factor of four of the worst, so cheap fixes are not drowned in
+        // refinements of rare offenders.
         let mut candidates: Vec<Vec<(String, Level, String)>> = Vec::new();
         let mut taken = BTreeSet::new();
-        for ((a, b), why) in offenders(&k, &current, &judgement, options.poses) {
+        let mut worst = None;
+        for ((a, b), why, stops) in offenders(&k, &current, &judgement, options.poses) {
+            if let Some(w) = worst
+                && stops < w / 4
+            {
+                break;
+            }
             let mut group = Vec::new();
             for name in [a, b] {
-                let Some(plan) = plans.get(&name) else { continue };
+                let Some(plan) = plans.get(&name) else {
+                    continue;
+                };
                 if plan.locked || taken.contains(&name) {
                     continue;
                 }
@@ -362,6 +398,9 @@ pub fn refine(
                 }
             }
             if !group.is_empty() {
+                if stops != usize::MAX {
+                    worst.get_or_insert(stops);
+                }
                 candidates.push(group);
             }
         }
@@ -405,16 +444,13 @@ pub fn refine(
             }
             let kt = load_kernel(&trial)?;
             let (m, j) = judge.measure(&kt)?;
-            if m.cost_us <= options.budget_us {
+            if m.cost_us <= budget_us {
                 accepted = Some((change, refits, trial, m, j));
                 break;
             }
         }
         let Some((change, refits, trial, m, j)) = accepted else {
-            break format!(
-                "the next refinement would pass the budget of {} µs",
-                options.budget_us
-            );
+            break format!("the next refinement would pass the budget of {budget_us} µs");
         };
         let changed: BTreeSet<String> = refits.iter().map(|(i, _)| fits[*i].0.clone()).collect();
         for (name, level, why) in &change {
@@ -424,8 +460,10 @@ pub fn refine(
                 plan.reason = why.clone();
             }
         }
-        let change: Vec<(String, Level, String)> =
-            change.into_iter().filter(|c| changed.contains(&c.0)).collect();
+        let change: Vec<(String, Level, String)> = change
+            .into_iter()
+            .filter(|c| changed.contains(&c.0))
+            .collect();
         for (i, f) in refits {
             fits[i].1 = f;
         }
@@ -442,7 +480,7 @@ pub fn refine(
     Ok(Refinement {
         poses: options.poses,
         seed: options.seed,
-        budget_us: options.budget_us,
+        budget_us,
         before,
         steps,
         after: current,
