@@ -39,6 +39,9 @@ pub const REFINE_SEED: u64 = 7;
 /// A pair is refined when it carries false stops on at least this fraction of
 /// the poses (and on at least one).
 pub const FALSE_STOP_FLOOR: f64 = 0.001;
+/// A pair whose kernel value stays above this on every refinement pose is
+/// left out of the cost estimate (see `Judge::far`).
+const FAR_M: f64 = 0.05;
 /// Refinement steps at most (each refits the links it refines).
 const MAX_STEPS: usize = 16;
 
@@ -202,6 +205,11 @@ fn refine_acm(m: &Manifest, existing: Option<&Manifest>) -> Result<Vec<AcmEntry>
 
 struct Judge<'a> {
     contacts: MeshContacts,
+    /// Link pairs never within [`FAR_M`] on any refinement pose under the fit
+    /// rule's (largest) geometry, or whose meshes touch on every pose:
+    /// `acm regenerate` will almost surely exempt them (`never`, `always`), and
+    /// the kernel then skips them, so the cost estimate does too.
+    far: Vec<(usize, usize)>,
     /// Link pairs (kernel indices) whose meshes touch at rest.
     rest_touching: BTreeSet<(usize, usize)>,
     rest_q: Vec<f64>,
@@ -229,7 +237,14 @@ impl Judge<'_> {
             slop_only: j.slop_only,
             false_stops: j.false_stops,
             missed: j.missed,
-            cost_us: CostModel::median_us(&k.model, self.options.poses, self.options.seed),
+            cost_us: {
+                let mut acm = k.model.acm().clone();
+                for &(a, b) in &self.far {
+                    acm.allow(a, b);
+                }
+                let model = k.model.clone().with_acm(acm).map_err(Error::check)?;
+                CostModel::median_us(&model, self.options.poses, self.options.seed)
+            },
             measured_us: j.timing.median_us,
             rest_slop,
         };
@@ -349,8 +364,37 @@ pub fn refine(
         .copied()
         .filter(|&(a, b)| truth.touching(a, &place[a], b, &place[b]))
         .collect();
+    // Each checked pair's least kernel value over the poses (lower bounds).
+    let least = (0..options.poses)
+        .into_par_iter()
+        .map_init(
+            || (k.model.workspace(), vec![0.0; k.model.dof()]),
+            |(ws, q), i| {
+                uniform_q(&k.model, options.seed, i as u64, q);
+                k.model.check_self_collision(q, ws, true);
+                ws.pair_distances().to_vec()
+            },
+        )
+        .reduce(
+            || vec![f64::INFINITY; pairs.len()],
+            |a, b| a.iter().zip(&b).map(|(x, y)| x.min(*y)).collect(),
+        );
+    // Pairs whose meshes touch on every pose will be `always` rows: skipped too.
+    let mut touches = BTreeMap::new();
+    for pose in &contacts.contacts {
+        for &(a, b) in pose {
+            *touches.entry((a as usize, b as usize)).or_insert(0usize) += 1;
+        }
+    }
+    let far = pairs
+        .iter()
+        .zip(&least)
+        .filter(|(p, d)| **d > FAR_M || touches.get(p) == Some(&options.poses))
+        .map(|(p, _)| *p)
+        .collect();
     let judge = Judge {
         contacts,
+        far,
         rest_touching,
         rest_q,
         options,
@@ -364,6 +408,7 @@ pub fn refine(
         .enumerate()
         .map(|(i, (n, _))| (n.clone(), i))
         .collect();
+    let mut fitted: BTreeMap<(String, Level), LinkFit> = BTreeMap::new();
     let mut rounds = 0;
     let stopped = loop {
         rounds += 1;
@@ -419,13 +464,23 @@ pub fn refine(
         }
         let mut accepted = None;
         for change in tries {
-            let refits: Vec<(usize, LinkFit)> = change
-                .par_iter()
-                .map(|(name, level, _)| {
-                    let i = index[name];
-                    fit_at(&truths[name], *level, fit_opts).map(|f| (i, f))
+            // A link's fit at a level is the same in every try: fitted once.
+            let missing: Vec<(String, Level)> = change
+                .iter()
+                .filter(|(name, level, _)| !fitted.contains_key(&(name.clone(), *level)))
+                .map(|(name, level, _)| (name.clone(), *level))
+                .collect();
+            let new: Vec<((String, Level), LinkFit)> = missing
+                .into_par_iter()
+                .map(|(name, level)| {
+                    fit_at(&truths[&name], level, fit_opts).map(|f| ((name, level), f))
                 })
                 .collect::<Result<_>>()?;
+            fitted.extend(new);
+            let refits: Vec<(usize, LinkFit)> = change
+                .iter()
+                .map(|(name, level, _)| (index[name], fitted[&(name.clone(), *level)].clone()))
+                .collect();
             // A refit that changes nothing (a decomposition that finds no
             // further cut) only raises the level: the link keeps its reason.
             let refits: Vec<(usize, LinkFit)> = refits
