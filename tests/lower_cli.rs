@@ -262,3 +262,52 @@ fn verify_reports_a_hull_poking_out_of_its_moved_box_as_a_violation() {
     );
     assert!(out.contains("outside"), "{out}");
 }
+
+#[test]
+fn bad_refinement_flags_are_one_line_and_exit_2() {
+    let (_dir, config) = scratch();
+    let c = path_str(&config);
+    for args in [
+        &["--tight-link", "cube=0"][..],
+        &["--tight-link", "cube=9"],
+        &["--tight-link", "cube=many"],
+        &["--tight-link", "no_such_link=auto"],
+        &["--budget-us", "0"],
+        &["--budget-us", "-3"],
+        &["--budget-us", "NaN"],
+    ] {
+        let mut all = vec!["lower", c];
+        all.extend_from_slice(args);
+        let out = run(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(!config.with_file_name("manifest.yaml").exists());
+    }
+}
+
+/// The committed UR5 was lowered by the default command: every link says why it
+/// has its geometry, the refined ones name the pair and its measured false
+/// stops, and those links are tight.
+#[test]
+fn committed_ur5_records_its_refinement_reasons() {
+    let text = std::fs::read_to_string(common::repo().join("robots/ur5/manifest.yaml")).unwrap();
+    let m = collide::io::manifest::parse_manifest(Path::new("ur5"), &text).unwrap();
+    let mut refined = 0;
+    for l in &m.links {
+        assert!(!l.fit.reason.is_empty(), "{}: no reason", l.name);
+        if l.fit.reason.starts_with("pair ") {
+            refined += 1;
+            assert!(
+                l.fit.reason.contains("false stops") || l.fit.reason.contains("trips at rest"),
+                "{}: {}",
+                l.name,
+                l.fit.reason
+            );
+            assert_eq!(l.fit.choice.as_str(), "tight_box", "{}", l.name);
+        }
+    }
+    assert!(refined >= 3, "{refined} refined links");
+    // Concave links were decomposed.
+    assert!(m.links.iter().any(|l| l.primitives.len() > 1));
+}

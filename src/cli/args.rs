@@ -106,7 +106,7 @@ pub struct LowerArgs {
     #[arg(long)]
     pub no_refine: bool,
     /// Median kernel cost per check_self_collision the refinement may reach, in µs (estimated; default 5 for an arm of at most 12 links with geometry, 20 otherwise).
-    #[arg(long, value_name = "US")]
+    #[arg(long, value_name = "US", allow_hyphen_values = true)]
     pub budget_us: Option<f64>,
     /// The manifest (default: manifest.yaml beside the robot config).
     #[arg(long, value_name = "FILE")]
