@@ -200,12 +200,18 @@ pub fn link_views(mesh: &TriMesh, prims: &[Primitive]) -> Vec<String> {
                  <path class=\"truth\" transform=\"translate({ox:.2} {oy:.2}) scale({cell:.4})\" d=\"{path}\"/>",
                 w = SIDE - 1.0
             );
-            for p in prims {
+            for (i, p) in prims.iter().enumerate() {
                 for (class, poly) in outlines(p, h, v) {
                     let px: Vec<P2> = poly.iter().map(|q| to_px(q[0], q[1])).collect();
+                    // Each convex piece of a decomposed link in its own colour.
+                    let style = if class == "hull" && prims.len() > 1 {
+                        format!(" style=\"stroke:{}\"", PIECE_COLOURS[i % PIECE_COLOURS.len()])
+                    } else {
+                        String::new()
+                    };
                     let _ = write!(
                         svg,
-                        "<polygon class=\"{class}\" points=\"{}\"/>",
+                        "<polygon class=\"{class}\"{style} points=\"{}\"/>",
                         polygon_points(&px)
                     );
                 }
@@ -221,6 +227,11 @@ pub fn link_views(mesh: &TriMesh, prims: &[Primitive]) -> Vec<String> {
         })
         .collect()
 }
+
+/// Outline colours of a decomposed link's pieces, in piece order.
+const PIECE_COLOURS: [&str; 8] = [
+    "#1a7f37", "#8250df", "#cf222e", "#0969da", "#bf8700", "#1b7c83", "#bc4c00", "#6e7781",
+];
 
 /// Colours of the pictures, shared by the page and [`figure`].
 pub const STYLE: &str = "svg.view{background:#fff}svg .frame{fill:none;stroke:#d0d7de}\
