@@ -8,23 +8,12 @@
 use collide::fit::{FitOptions, Primitive, decompose::PIECE_BUDGET, fit_tight};
 use collide::geom::hull::Hull;
 use collide::geom::mesh::TriMesh;
+use collide::io::mesh::MeshLimits;
+use std::path::Path;
 use std::time::Instant;
 
 fn load(path: &str) -> TriMesh {
-    let mut f = std::fs::File::open(path).unwrap();
-    let m = stl_io::read_stl(&mut f).unwrap();
-    TriMesh {
-        vertices: m
-            .vertices
-            .iter()
-            .map(|v| [v.0[0] as f64, v.0[1] as f64, v.0[2] as f64])
-            .collect(),
-        triangles: m
-            .faces
-            .iter()
-            .map(|t| t.vertices.map(|i| i as u32))
-            .collect(),
-    }
+    collide::io::mesh::load_mesh(Path::new(path), [1.0; 3], &MeshLimits::default()).unwrap()
 }
 
 fn main() {

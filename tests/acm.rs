@@ -14,7 +14,13 @@ fn scratch(urdf: &str, srdf: Option<&str>) -> (tempfile::TempDir, PathBuf) {
     }
     std::fs::write(dir.path().join("robot.yaml"), config).unwrap();
     let path = dir.path().join("robot.yaml");
-    common::collide_ok(&["lower", path.to_str().unwrap(), "--write", "--no-refine", "-q"]);
+    common::collide_ok(&[
+        "lower",
+        path.to_str().unwrap(),
+        "--write",
+        "--no-refine",
+        "-q",
+    ]);
     (dir, path)
 }
 

@@ -350,7 +350,7 @@ fn the_loader_names_what_it_refuses() {
         (edit("margin_m: 0.0\n", ""), "missing field `margin_m`"),
         (
             edit("clear: true", "clear: maybe"),
-            ":12:10: invalid boolean",
+            ":13:10: invalid boolean",
         ),
         (
             edit("schema_version: 1", "schema_version: 2"),
@@ -373,7 +373,7 @@ fn the_loader_names_what_it_refuses() {
         ),
         (
             edit("radius: 0.0601}", "radius: .nan}"),
-            ":21:9: links[0] (link0).primitives[0].radius: NaN is not a finite number",
+            ":22:9: links[0] (link0).primitives[0].radius: NaN is not a finite number",
         ),
         (
             edit("headroom_m: 0.001", "headroom_m: .nan"),
@@ -419,7 +419,7 @@ fn the_loader_names_what_it_refuses() {
                 "hull_excess_m: 0.0002\n",
                 "hull_excess_m: 0.0002\n      hull: []\n",
             ),
-            ":75:7: unknown field `hull`, expected one of choice",
+            ":76:7: unknown field `hull`, expected one of choice",
         ),
         (
             edit("limits: [-2.8973, 2.8973], ", ""),

@@ -58,7 +58,7 @@ fn lower_acm_and_verify_tables() {
 
     let (dir3, config3) = scratch("tests/robots", &["acm_three.urdf"], "acm_three.urdf");
     let c3 = config3.to_str().unwrap();
-    table(&["lower", c3, "--write", "-q"], dir3.path());
+    table(&["lower", c3, "--write", "--no-refine", "-q"], dir3.path());
     let acm = table(
         &["acm", "regenerate", c3, "--write", "-q", "--samples", "500"],
         dir3.path(),

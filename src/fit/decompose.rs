@@ -360,51 +360,22 @@ pub fn decompose(mesh: &TriMesh, max_pieces: usize) -> Result<Vec<TriMesh>, FitE
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// An axis-aligned box's 12 triangles.
-    pub(crate) fn cuboid(lo: V3, hi: V3) -> TriMesh {
-        let v: Vec<V3> = (0..8)
-            .map(|i| {
-                [
-                    if i & 1 == 0 { lo[0] } else { hi[0] },
-                    if i & 2 == 0 { lo[1] } else { hi[1] },
-                    if i & 4 == 0 { lo[2] } else { hi[2] },
-                ]
-            })
-            .collect();
-        let f = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
-        let mut triangles = Vec::new();
-        for q in f {
-            triangles.push([q[0], q[1], q[2]]);
-            triangles.push([q[0], q[2], q[3]]);
-        }
-        TriMesh {
-            vertices: v,
-            triangles,
-        }
-    }
+    use crate::geom::primitive_mesh::box_mesh;
 
     #[test]
     fn convex_link_stays_one_piece() {
-        let m = cuboid([0.0; 3], [0.3, 0.1, 0.05]);
+        let m = box_mesh([0.15, 0.05, 0.025]);
         assert_eq!(decompose(&m, 8).unwrap().len(), 1);
     }
 
     #[test]
     fn clip_keeps_each_side_with_cut_points() {
-        let m = cuboid([0.0; 3], [1.0, 1.0, 1.0]);
-        let a = clip_mesh(&m, [1.0, 0.0, 0.0], 0.25, true);
-        let b = clip_mesh(&m, [1.0, 0.0, 0.0], 0.25, false);
-        assert!(a.vertices.iter().all(|p| p[0] <= 0.25));
-        assert!(b.vertices.iter().all(|p| p[0] >= 0.25));
-        let xs = |m: &TriMesh| m.vertices.iter().filter(|p| p[0] == 0.25).count();
+        let m = box_mesh([0.5; 3]);
+        let a = clip_mesh(&m, [1.0, 0.0, 0.0], -0.25, true);
+        let b = clip_mesh(&m, [1.0, 0.0, 0.0], -0.25, false);
+        assert!(a.vertices.iter().all(|p| p[0] <= -0.25));
+        assert!(b.vertices.iter().all(|p| p[0] >= -0.25));
+        let xs = |m: &TriMesh| m.vertices.iter().filter(|p| p[0] == -0.25).count();
         assert!(xs(&a) >= 4 && xs(&b) >= 4);
     }
 }

@@ -130,32 +130,6 @@ fn sliver(t: [u32; 3], v: &[V3]) -> bool {
     )
 }
 
-/// A sphere holding every point: the bounding box centre and the largest distance from it,
-/// padded outward.
-fn sphere_of(points: &[V3]) -> (V3, f64) {
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for p in points {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-    }
-    if lo[0] > hi[0] {
-        return ([0.0; 3], 0.0);
-    }
-    let c = [
-        0.5 * (lo[0] + hi[0]),
-        0.5 * (lo[1] + hi[1]),
-        0.5 * (lo[2] + hi[2]),
-    ];
-    let r = points
-        .iter()
-        .map(|p| norm2(sub(*p, c)).sqrt())
-        .fold(0.0, f64::max);
-    (c, r * (1.0 + 1e-12) + 1e-12)
-}
-
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
     while parent[i as usize] != i {
         let up = parent[parent[i as usize] as usize];
@@ -306,7 +280,7 @@ impl MeshLink {
             .collect();
         let closed_bvh = Bvh::from_leaves(BvhBuildStrategy::default(), &boxes);
         let mesh = ParryMesh::new(m.vertices.iter().map(|p| pv(*p)).collect(), tris).ok()?;
-        let (center, radius) = sphere_of(&m.vertices);
+        let (center, radius) = super::truth::sphere_of(m.vertices.iter().copied());
         Some(MeshLink {
             mesh,
             center,

@@ -225,7 +225,8 @@ fn piece_of(points: &[V3], primitive: usize) -> Piece {
 
 /// A sphere holding every point: the bounding box centre and the largest distance from it,
 /// padded outward so rounding never lets a point poke out.
-fn sphere_of(points: impl Iterator<Item = V3> + Clone) -> (V3, f64) {
+/// A bounding sphere of the points (centre of their box, radius grown a hair).
+pub(crate) fn sphere_of(points: impl Iterator<Item = V3> + Clone) -> (V3, f64) {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     for p in points.clone() {
