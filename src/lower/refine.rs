@@ -401,6 +401,8 @@ pub fn refine(
     };
 
     let (mut current, mut judgement) = judge.measure(&k)?;
+    // The kernel of the current draft, carried from the accepted trial.
+    let mut k = k;
     let before = current.clone();
     let mut steps = Vec::new();
     let index: BTreeMap<String, usize> = fits
@@ -415,7 +417,6 @@ pub fn refine(
         if rounds > MAX_STEPS {
             break format!("after {MAX_STEPS} steps");
         }
-        let k = load_kernel(&draft)?;
         // Each offending pair's links that can still climb, in offence order.
         // The worst pairs with a link left to refine; a step takes those within a
         // factor of four of the worst, so cheap fixes are not drowned in
@@ -500,11 +501,11 @@ pub fn refine(
             let kt = load_kernel(&trial)?;
             let (m, j) = judge.measure(&kt)?;
             if m.cost_us <= budget_us {
-                accepted = Some((change, refits, trial, m, j));
+                accepted = Some((change, refits, trial, kt, m, j));
                 break;
             }
         }
-        let Some((change, refits, trial, m, j)) = accepted else {
+        let Some((change, refits, trial, kt, m, j)) = accepted else {
             break format!("the next refinement would pass the budget of {budget_us} µs");
         };
         let changed: BTreeSet<String> = refits.iter().map(|(i, _)| fits[*i].0.clone()).collect();
@@ -523,6 +524,7 @@ pub fn refine(
             fits[i].1 = f;
         }
         draft = trial;
+        k = kt;
         current = m.clone();
         judgement = j;
         if !change.is_empty() {
