@@ -15,7 +15,8 @@ fn main() {
         let model = &k.model;
         let mut ws = model.workspace();
         let mut q = vec![0.0; model.dof()];
-        let (mut pp, mut nn, mut nt, mut ns) = (vec![], vec![], vec![], vec![]);
+        let (mut pp, mut nn, mut nt, mut nv, mut ni, mut ns) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
         for i in 0..3000u64 {
             uniform_q(model, 20260924, i, &mut q);
             let t = Instant::now();
@@ -28,15 +29,20 @@ fn main() {
             pp.push(s.prim_pairs as f64);
             nn.push((s.narrow - s.narrow_tight) as f64);
             nt.push(s.narrow_tight as f64);
+            nv.push(s.scanned_vertices as f64);
+            ni.push(s.gjk_steps as f64);
         }
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         ns.sort_by(f64::total_cmp);
         println!(
-            "{path}\tlinks {}\tprim_pairs {:.1}\tnarrow {:.1}\ttight {:.1}\tmeasured_median_us {:.2}\testimate_us {:.2}",
+            "{path}\tlinks {}\tchecked_pairs {}\tprim_pairs {:.1}\tnarrow {:.1}\ttight {:.1}\ttight_vertices {:.1}\tgjk_steps {:.1}\tmeasured_median_us {:.2}\testimate_us {:.2}",
             model.n_links(),
+            model.checked_pairs().len(),
             mean(&pp),
             mean(&nn),
             mean(&nt),
+            mean(&nv),
+            mean(&ni),
             ns[1500] / 1e3,
             CostModel::median_us(model, 3000, 20260924)
         );

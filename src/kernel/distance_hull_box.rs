@@ -10,7 +10,7 @@
 use super::distance_box_box::box_box_sat;
 use super::distance_hull_hull::TightPosed;
 use super::dop26::{Dop26, dop_dop_lower_bound};
-use super::gjk::{Witness, gjk_in_hull_frame};
+use super::gjk::{Staged, Witness, gjk_in_hull_frame};
 use super::shapes::Obb;
 use super::vec3::sub;
 
@@ -47,14 +47,14 @@ pub fn tight_box(
     bdop: &Dop26,
     threshold: f64,
     warm: Option<&mut Witness>,
-) -> f64 {
+) -> Staged {
     let sat = box_box_sat(&t.obb, b);
     if sat > threshold {
-        return sat;
+        return Staged::settled(sat);
     }
     let s1 = sat.max(dop_dop_lower_bound(&t.obb, t.dop, b, bdop));
     if s1 > threshold {
-        return s1;
+        return Staged::settled(s1);
     }
     let g = gjk_in_hull_frame(
         &t.hull,
@@ -62,5 +62,9 @@ pub fn tight_box(
         sub(b.center, t.obb.center),
         warm,
     );
-    s1.max(g.lower)
+    Staged {
+        value: s1.max(g.lower),
+        steps: g.iterations + g.proposals,
+        scanned: g.iterations * (t.hull.pts.len() + 8) as u32,
+    }
 }

@@ -10,7 +10,7 @@
 
 use super::distance_box_capsule::box_capsule_dir;
 use super::distance_hull_hull::TightPosed;
-use super::gjk::{GjkResult, Witness, gjk_in_hull_frame};
+use super::gjk::{GjkResult, Staged, Witness, gjk_in_hull_frame};
 use super::shapes::{Capsule, PosedHull, Segment, SupportMap};
 use super::vec3::{norm2, sub};
 
@@ -44,10 +44,10 @@ pub fn tight_capsule(
     c: &Capsule,
     threshold: f64,
     warm: Option<&mut Witness>,
-) -> f64 {
+) -> Staged {
     let (s1, dir) = box_capsule_dir(&t.obb, c.a, c.b, c.radius);
     if s1 > threshold {
-        return s1;
+        return Staged::settled(s1);
     }
     let seg = Segment { a: c.a, b: c.b };
     let seed = if norm2(dir) > 0.0 {
@@ -56,7 +56,11 @@ pub fn tight_capsule(
         sub(seg.center(), t.obb.center)
     };
     let g = gjk_in_hull_frame(&t.hull, &t.hull.segment_to_local(&seg), seed, warm);
-    s1.max(g.lower - c.radius)
+    Staged {
+        value: s1.max(g.lower - c.radius),
+        steps: g.iterations + g.proposals,
+        scanned: g.iterations * (t.hull.pts.len() + 2) as u32,
+    }
 }
 
 impl PosedHull<'_> {

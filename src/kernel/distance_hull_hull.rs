@@ -14,7 +14,7 @@
 
 use super::distance_box_box::box_box_sat;
 use super::dop26::{Dop26, dop_dop_lower_bound};
-use super::gjk::{self, Cso, Difference, GjkResult, Witness, gjk_cso, in_frame_of};
+use super::gjk::{self, Cso, Difference, GjkResult, Staged, Witness, gjk_cso, in_frame_of};
 use super::scan::argmax_dot2;
 use super::shapes::{HullPoints, Obb, PosedHull};
 use super::vec3::{V3, mul_mtv, neg, sub};
@@ -93,18 +93,22 @@ pub fn tight_tight(
     b: &TightPosed<'_>,
     threshold: f64,
     warm: Option<&mut Witness>,
-) -> f64 {
+) -> Staged {
     let sat = box_box_sat(&a.obb, &b.obb);
     if sat > threshold {
-        return sat;
+        return Staged::settled(sat);
     }
     let s1 = sat.max(dop_dop_lower_bound(&a.obb, a.dop, &b.obb, b.dop));
     if s1 > threshold {
-        return s1;
+        return Staged::settled(s1);
     }
     // Seeded from the centre offset: the stage-1 axes measured no better as GJK seeds.
     let g = hull_hull_gjk(&a.hull, &b.hull, sub(b.obb.center, a.obb.center), warm);
-    s1.max(g.lower)
+    Staged {
+        value: s1.max(g.lower),
+        steps: g.iterations + g.proposals,
+        scanned: g.iterations * (a.hull.pts.len() + b.hull.pts.len()) as u32,
+    }
 }
 
 #[cfg(test)]
@@ -148,7 +152,7 @@ mod tests {
         let s1 = tight_tight_stage1(&a, &b);
         assert!(s1 <= want + 1e-15);
         assert!((s1 - want).abs() < 1e-12, "the corner axis separates: {s1}");
-        let exact = tight_tight(&a, &b, 10.0, None);
+        let exact = tight_tight(&a, &b, 10.0, None).value;
         assert!((exact - want).abs() < 1e-12, "{exact}");
     }
 
@@ -175,7 +179,7 @@ mod tests {
         let g = hull_hull_gjk(&a.hull, &b.hull, c, None);
         assert!(g.converged);
         assert!(s1 <= g.upper + 1e-12);
-        let full = tight_tight(&a, &b, 10.0, None);
+        let full = tight_tight(&a, &b, 10.0, None).value;
         assert!(full >= s1 && full <= g.upper + 1e-12);
         assert!((full - g.upper).abs() < 1e-9);
     }

@@ -98,6 +98,7 @@ impl Model {
             Some(p) => ws.link_pose[p].mul(&local),
             None => local,
         };
+        ws.link_sphere_c[i] = ws.link_pose[i].transform_point(self.link_spheres[i].0);
     }
 
     /// Primitive `k` and its bounding-sphere centre in the world frame.

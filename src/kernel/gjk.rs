@@ -61,6 +61,27 @@ pub struct Witness {
     pub ib: [u32; 4],
 }
 
+/// A staged distance and what its GJK cost: hull vertices scanned (full scans times the
+/// hulls' vertices; 0 when stage 1 settled it). The kernel counts it for cost estimates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Staged {
+    pub value: f64,
+    /// GJK steps: support queries (full scans) and table proposals.
+    pub steps: u32,
+    pub scanned: u32,
+}
+
+impl Staged {
+    #[inline(always)]
+    pub fn settled(value: f64) -> Staged {
+        Staged {
+            value,
+            steps: 0,
+            scanned: 0,
+        }
+    }
+}
+
 /// Outcome of [`gjk_distance`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GjkResult {

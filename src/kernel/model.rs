@@ -298,6 +298,9 @@ pub struct Model {
     pub(crate) pair_ranges: Vec<(u32, u32)>,
     pub(crate) prim_pairs: Vec<PrimPair>,
     pub(crate) n_slots: usize,
+    /// Per link, a sphere (link frame) around all its primitives' bounding spheres: the
+    /// link-level broad phase skips a whole link pair on one test.
+    pub(crate) link_spheres: Vec<(V3, f64)>,
 }
 
 /// The vertices `range` of the flat coordinate arrays `xyz` as one hull, with its table.
@@ -629,6 +632,7 @@ impl Model {
             prim_pairs,
             n_slots,
         } = pair_tables(n, &acm, &prims);
+        let link_spheres = link_spheres(n, &prims);
         Ok(Model {
             links,
             hull_vertices,
@@ -650,6 +654,7 @@ impl Model {
             pair_ranges,
             prim_pairs,
             n_slots,
+            link_spheres,
         })
     }
 
@@ -754,6 +759,37 @@ impl Model {
     pub fn origin(&self, i: usize) -> Iso {
         self.origins[i]
     }
+}
+
+/// A sphere around each link's primitive spheres: centred on their bounding box, so two
+/// capsules at a link's ends share one sphere about as small as the link. Radius 0 for
+/// links without primitives (they are in no checked pair).
+fn link_spheres(n: usize, prims: &[PrimData]) -> Vec<(V3, f64)> {
+    let mut out = vec![([0.0; 3], 0.0); n];
+    for (i, sphere) in out.iter_mut().enumerate() {
+        let mut lo = [f64::INFINITY; 3];
+        let mut hi = [f64::NEG_INFINITY; 3];
+        let of_link = || prims.iter().filter(move |p| p.link == i);
+        for p in of_link() {
+            for d in 0..3 {
+                lo[d] = lo[d].min(p.sphere_c[d] - p.sphere_r);
+                hi[d] = hi[d].max(p.sphere_c[d] + p.sphere_r);
+            }
+        }
+        if lo[0] > hi[0] {
+            continue;
+        }
+        let c = [
+            0.5 * (lo[0] + hi[0]),
+            0.5 * (lo[1] + hi[1]),
+            0.5 * (lo[2] + hi[2]),
+        ];
+        let r = of_link()
+            .map(|p| norm(sub(p.sphere_c, c)) + p.sphere_r)
+            .fold(0.0, f64::max);
+        *sphere = (c, r);
+    }
+    out
 }
 
 /// What the ACM decides in a model: the checked link pairs, each one's range of primitive

@@ -237,6 +237,16 @@ impl SupportMap for HullPoints<'_> {
 }
 
 impl HullPoints<'_> {
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
     /// The table's vertex for direction `d` (the scan's answer when there is no table).
     #[inline(always)]
     pub fn proposed_index(&self, d: V3) -> u32 {

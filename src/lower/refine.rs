@@ -108,17 +108,22 @@ impl Default for RefineOptions {
 }
 
 /// Deterministic price of one `check_self_collision`, from the kernel's own
-/// counters (`CheckStats`). Prices fitted (least squares on relative error)
-/// to the measured medians of the fleet's manifests on this project's
-/// machine (`examples/cost_calibration.rs`); they err on the dear side for
-/// hull-heavy arms and track the large robots within about a quarter.
+/// counters (`CheckStats`: link pairs, primitive pairs, narrow phases, GJK
+/// steps and the hull vertices they scanned). Prices fitted (non-negative
+/// least squares on relative error, per pose) to 3000 timed poses of each of
+/// the fleet's manifests on this project's machine (`examples/pose_dump.rs`,
+/// `examples/cost_calibration.rs`); the medians they give track the measured
+/// ones within 15 % on every robot but TIAGo (a quarter low).
 pub struct CostModel;
 
 impl CostModel {
-    const PER_LINK_NS: f64 = 8.0;
-    const PER_PRIM_PAIR_NS: f64 = 4.8;
-    const PER_NARROW_NS: f64 = 128.0;
-    const PER_TIGHT_NARROW_NS: f64 = 700.0;
+    const PER_LINK_NS: f64 = 75.0;
+    const PER_CHECKED_PAIR_NS: f64 = 1.5;
+    const PER_PRIM_PAIR_NS: f64 = 2.0;
+    const PER_NARROW_NS: f64 = 50.0;
+    const PER_TIGHT_NARROW_NS: f64 = 120.0;
+    const PER_SCANNED_VERTEX_NS: f64 = 0.4;
+    const PER_GJK_STEP_NS: f64 = 75.0;
 
     /// Median estimated µs per configuration over `poses` seeded poses.
     pub fn median_us(model: &Model, poses: usize, seed: u64) -> f64 {
@@ -131,9 +136,12 @@ impl CostModel {
                     model.check_self_collision(q, ws, false);
                     let s = ws.stats();
                     Self::PER_LINK_NS * model.n_links() as f64
+                        + Self::PER_CHECKED_PAIR_NS * model.checked_pairs().len() as f64
                         + Self::PER_PRIM_PAIR_NS * s.prim_pairs as f64
                         + Self::PER_NARROW_NS * (s.narrow - s.narrow_tight) as f64
                         + Self::PER_TIGHT_NARROW_NS * s.narrow_tight as f64
+                        + Self::PER_SCANNED_VERTEX_NS * s.scanned_vertices as f64
+                        + Self::PER_GJK_STEP_NS * s.gjk_steps as f64
                 },
             )
             .collect();
@@ -181,7 +189,8 @@ pub struct Refinement {
 }
 
 /// The refinement's ACM: adjacent pairs (as `acm regenerate` exempts them) and
-/// the user's rows of the committed manifest.
+/// the user's rows of the committed manifest. `refine` adds the pairs whose
+/// meshes touch on every pose.
 fn refine_acm(m: &Manifest, existing: Option<&Manifest>) -> Result<Vec<AcmEntry>> {
     let mut open = m.clone();
     open.acm.clear();
@@ -206,9 +215,8 @@ fn refine_acm(m: &Manifest, existing: Option<&Manifest>) -> Result<Vec<AcmEntry>
 struct Judge<'a> {
     contacts: MeshContacts,
     /// Link pairs never within [`FAR_M`] on any refinement pose under the fit
-    /// rule's (largest) geometry, or whose meshes touch on every pose:
-    /// `acm regenerate` will almost surely exempt them (`never`, `always`), and
-    /// the kernel then skips them, so the cost estimate does too.
+    /// rule's (largest) geometry: `acm regenerate` will almost surely exempt them
+    /// (`never`), and the kernel then skips them, so the cost estimate does too.
     far: Vec<(usize, usize)>,
     /// Link pairs (kernel indices) whose meshes touch at rest.
     rest_touching: BTreeSet<(usize, usize)>,
@@ -269,8 +277,10 @@ fn percent(count: usize, of: usize) -> String {
     }
 }
 
-/// A pair worth refining, most offending first: (names, why).
-/// Rest offenders first, then false stops (with their count).
+/// A pair worth refining, most offending first: (names, why, score).
+/// Rest offenders first; then the pairs that trip on slop-only poses (refused
+/// with no mesh contact anywhere), by how many: they are what refuses those
+/// poses; only when there are none, the pairs with false stops, by count.
 fn offenders(
     k: &LoadedKernel,
     m: &Measured,
@@ -289,26 +299,37 @@ fn offenders(
         })
         .collect();
     let floor = ((FALSE_STOP_FLOOR * poses as f64).ceil() as usize).max(1);
-    let mut by_stops: Vec<&mesh_truth::PairVerdict> =
-        j.pairs.iter().filter(|p| p.false_stops >= floor).collect();
-    by_stops.sort_by(|x, y| {
-        y.false_stops.cmp(&x.false_stops).then_with(|| {
+    let slop = j.pairs.iter().any(|p| p.slop_stops >= floor);
+    let score = |p: &mesh_truth::PairVerdict| if slop { p.slop_stops } else { p.false_stops };
+    let mut ranked: Vec<&mesh_truth::PairVerdict> =
+        j.pairs.iter().filter(|p| score(p) >= floor).collect();
+    ranked.sort_by(|x, y| {
+        score(y).cmp(&score(x)).then_with(|| {
             ordered(&k.link_names[x.a], &k.link_names[x.b])
                 .cmp(&ordered(&k.link_names[y.a], &k.link_names[y.b]))
         })
     });
-    for p in by_stops {
+    for p in ranked {
         let names = ordered(&k.link_names[p.a], &k.link_names[p.b]);
         if out.iter().any(|o| o.0 == names) {
             continue;
         }
-        let why = format!(
-            "pair {}/{}: {} false stops",
-            names.0,
-            names.1,
-            percent(p.false_stops, poses)
-        );
-        out.push((names, why, p.false_stops));
+        let why = if slop {
+            format!(
+                "pair {}/{}: trips on {} of poses, meshes apart everywhere",
+                names.0,
+                names.1,
+                percent(p.slop_stops, poses)
+            )
+        } else {
+            format!(
+                "pair {}/{}: {} false stops",
+                names.0,
+                names.1,
+                percent(p.false_stops, poses)
+            )
+        };
+        out.push((names, why, score(p)));
     }
     out
 }
@@ -350,6 +371,34 @@ pub fn refine(
         &progress,
     );
     progress.finish_and_clear();
+    // Pairs whose meshes touch on every pose are what `acm regenerate` exempts as
+    // `always` when it can prove it, and otherwise a contact no geometry can clear:
+    // refining their links would buy nothing, so the refinement leaves them out.
+    let mut touches = BTreeMap::new();
+    for pose in &contacts.contacts {
+        for &(a, b) in pose {
+            *touches.entry((a as usize, b as usize)).or_insert(0usize) += 1;
+        }
+    }
+    let always_touching: Vec<(usize, usize)> = pairs
+        .iter()
+        .copied()
+        .filter(|p| options.poses > 0 && touches.get(p) == Some(&options.poses))
+        .collect();
+    for &(a, b) in &always_touching {
+        draft.acm.push(AcmEntry {
+            a: k.link_names[a].clone(),
+            b: k.link_names[b].clone(),
+            reason: "always".into(),
+            proof: "meshes touch on every refinement pose".into(),
+        });
+    }
+    let k = if always_touching.is_empty() {
+        k
+    } else {
+        load_kernel(&draft)?
+    };
+    let pairs = k.model.checked_pairs().to_vec();
     let rest_q = k.q_from(&manifest.rest_pose.q);
     let mut ws = k.model.workspace();
     k.model.fk(&rest_q, &mut ws);
@@ -379,17 +428,10 @@ pub fn refine(
             || vec![f64::INFINITY; pairs.len()],
             |a, b| a.iter().zip(&b).map(|(x, y)| x.min(*y)).collect(),
         );
-    // Pairs whose meshes touch on every pose will be `always` rows: skipped too.
-    let mut touches = BTreeMap::new();
-    for pose in &contacts.contacts {
-        for &(a, b) in pose {
-            *touches.entry((a as usize, b as usize)).or_insert(0usize) += 1;
-        }
-    }
     let far = pairs
         .iter()
         .zip(&least)
-        .filter(|(p, d)| **d > FAR_M || touches.get(p) == Some(&options.poses))
+        .filter(|(_, d)| **d > FAR_M)
         .map(|(p, _)| *p)
         .collect();
     let judge = Judge {

@@ -598,6 +598,9 @@ pub struct PairVerdict {
     pub false_stops: usize,
     /// Truth contacts the kernel clears (must be 0).
     pub missed: usize,
+    /// Trips on slop-only poses (refused with no truth contact anywhere): the false
+    /// stops that alone refuse a pose.
+    pub slop_stops: usize,
 }
 
 /// A kernel model measured against precomputed contacts ([`judge`]).
@@ -736,6 +739,7 @@ pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgemen
                     contacts: 0,
                     false_stops: 0,
                     missed: 0,
+                    slop_stops: 0,
                 })
                 .collect(),
             contact_poses: 0,
@@ -791,6 +795,9 @@ pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgemen
                 j.refused += 1;
                 if !any_contact {
                     j.slop_only += 1;
+                    for &k in &o.trips {
+                        j.pairs[k as usize].slop_stops += 1;
+                    }
                 }
             }
             if pose_missed {
