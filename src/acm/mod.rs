@@ -12,14 +12,16 @@ pub mod sampling;
 pub mod witness;
 
 use crate::error::Result;
+use crate::geom::mesh::TriMesh;
 use crate::io::manifest::{AcmEntry, Manifest};
 use crate::io::srdf::Srdf;
 use crate::kernel::model::Primitive;
+use crate::sweep::mesh_truth::MeshTruth;
 use crate::verify::kernel_load::{LoadedKernel, load_kernel};
 use adjacency::{Adjacency, LinkTree};
 use never::{BoundOutcome, branch_and_bound, dof_range};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeepSrdf {
@@ -79,6 +81,10 @@ pub struct PairResult {
     pub a: String,
     pub b: String,
     pub verdict: Verdict,
+    /// Set when the pair is checked although its primitives overlap at every
+    /// configuration (the proof on them): the meshes inside do not, so the primitives are
+    /// loose there. A diagnostic for the report, never an exemption.
+    pub primitive_always: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -185,11 +191,23 @@ pub fn unexempted(k: &LoadedKernel) -> Result<LoadedKernel> {
     })
 }
 
+/// Boxes the diagnostic box search on the primitives may use (a report line, not a proof
+/// anyone relies on: a quarter of the least exemption budget).
+const DIAGNOSTIC_BOXES: usize = 256;
+
+/// Seeded poses searched for a deeper overlap witness, and their seed.
+const WITNESS_SAMPLES: u64 = 1000;
+const WITNESS_SEED: u64 = 0x5eed;
+
 /// What deciding a pair needs, built once per manifest.
 pub struct PairDecider<'k> {
     k: &'k LoadedKernel,
     adjacent: Vec<(usize, usize, Adjacency)>,
-    probe: always::DepthProbe,
+    /// Depths in the truth when there is one: what `always` is proven on.
+    probe: always::DepthProbe<'k>,
+    /// Depths in the primitives alone, for the diagnostic of pairs whose primitives
+    /// overlap everywhere while their meshes do not (set only with a truth).
+    primitive_probe: Option<always::DepthProbe<'k>>,
     base: Vec<f64>,
     margin: f64,
     budget: usize,
@@ -198,7 +216,14 @@ pub struct PairDecider<'k> {
 }
 
 impl<'k> PairDecider<'k> {
-    pub fn new(k: &'k LoadedKernel, margin: f64, budget: usize) -> Self {
+    /// `truth`: the links' meshes (kernel link order). `always` is then proven on them;
+    /// without it, on the primitives (a weaker claim, kept for tests on bare models).
+    pub fn new(
+        k: &'k LoadedKernel,
+        margin: f64,
+        budget: usize,
+        truth: Option<&'k MeshTruth>,
+    ) -> Self {
         let model = &k.model;
         let tree = LinkTree::of_model(model);
         let base = (0..model.dof())
@@ -217,7 +242,11 @@ impl<'k> PairDecider<'k> {
         PairDecider {
             k,
             adjacent: tree.adjacent_pairs(),
-            probe: always::DepthProbe::new(model),
+            probe: match truth {
+                Some(t) => always::DepthProbe::with_truth(model, t),
+                None => always::DepthProbe::new(model),
+            },
+            primitive_probe: truth.map(|_| always::DepthProbe::new(model)),
             base,
             margin,
             budget,
@@ -253,11 +282,19 @@ impl<'k> PairDecider<'k> {
                 .iter()
                 .any(|p| matches!(p, Primitive::Tight(_)))
         };
-        let verdict = self.verdict(ws, pi, a, b, is_tight(a) && is_tight(b));
+        let both_tight = is_tight(a) && is_tight(b);
+        let verdict = self.verdict(ws, pi, a, b, both_tight);
+        let primitive_always = match verdict {
+            Verdict::Reaches { .. } | Verdict::Unproven { .. } if !both_tight => {
+                self.primitive_always(ws, a, b, &verdict)
+            }
+            _ => None,
+        };
         PairResult {
             a: na,
             b: nb,
             verdict,
+            primitive_always,
         }
     }
 
@@ -289,20 +326,9 @@ impl<'k> PairDecider<'k> {
                 }
             });
         }
-        model.fk(&self.base, ws);
         // Two refined links are re-asked of their hulls by the kernel: never exempt them as always.
-        if !both_tight
-            && let Some(c) = always::certify(model, &self.probe, ws, a, b, &chain.path_joints)
-        {
-            let place = if c.axes == 1 {
-                format!("on joint {} axis", c.joint)
-            } else {
-                format!("where {} joint axes meet", c.axes)
-            };
-            return Verdict::Always(format!(
-                "fixed point {place}, common ball {:.1} mm",
-                c.radius * 1e3
-            ));
+        if !both_tight && let Some(proof) = self.fixed_point_always(&self.probe, ws, a, b, &chain) {
+            return Verdict::Always(proof);
         }
         match branch_and_bound(model, ws, pi, &chain, &self.base, self.margin, self.budget) {
             BoundOutcome::Never {
@@ -313,28 +339,33 @@ impl<'k> PairDecider<'k> {
                 count_boxes(boxes),
                 min_lower_bound * 1e3
             )),
-            BoundOutcome::Reaches { q, distance, .. } => {
+            BoundOutcome::Reaches {
+                mut q,
+                mut distance,
+                ..
+            } => {
                 model.fk(&q, ws);
-                let overlap = witness::common_point(&self.probe, ws, a, b).map(|(_, r)| r);
+                let mut overlap = witness::common_point(&self.probe, ws, a, b).map(|(_, r)| r);
+                // Where first met the primitives may overlap and the meshes not: the deepest
+                // of a few seeded poses is a better place to look for a common ball of the
+                // meshes (the witness that refutes an SRDF row).
+                if overlap.is_none()
+                    && self.primitive_probe.is_some()
+                    && let Some((q2, d2)) = self.deepest_sampled(ws, pi)
+                {
+                    model.fk(&q2, ws);
+                    if let Some((_, r)) = witness::common_point(&self.probe, ws, a, b) {
+                        (q, distance, overlap) = (q2, d2, Some(r));
+                    }
+                }
                 // Overlapping where first met: perhaps everywhere, through joints with no common
                 // fixed point. Same rule as above for two refined links.
                 if overlap.is_some()
                     && !both_tight
-                    && let Some(c) = always::certify_by_boxes(
-                        model,
-                        &self.probe,
-                        ws,
-                        (a, b),
-                        &chain,
-                        &self.base,
-                        self.budget.min(always::box_budget(&self.probe, a, b)),
-                    )
+                    && let Some(proof) =
+                        self.moving_always(&self.probe, ws, a, b, &chain, self.budget)
                 {
-                    return Verdict::Always(format!(
-                        "overlap at every configuration: branch and bound, {}, shared point depth >= {}",
-                        count_boxes(c.boxes),
-                        small_length(c.min_room)
-                    ));
+                    return Verdict::Always(proof);
                 }
                 let named = self.k.dof_names.iter().cloned().zip(q).collect();
                 Verdict::Reaches {
@@ -346,12 +377,113 @@ impl<'k> PairDecider<'k> {
             BoundOutcome::Unproven { boxes, closest, .. } => Verdict::Unproven { boxes, closest },
         }
     }
+
+    /// The seeded pose (of [`WITNESS_SAMPLES`]) where the kernel puts checked pair `pi`
+    /// deepest, with its value, if it is within the margin there.
+    fn deepest_sampled(
+        &self,
+        ws: &mut crate::kernel::Workspace,
+        pi: usize,
+    ) -> Option<(Vec<f64>, f64)> {
+        let model = &self.k.model;
+        let mut q = vec![0.0; model.dof()];
+        let mut best: Option<(Vec<f64>, f64)> = None;
+        for i in 0..WITNESS_SAMPLES {
+            crate::sweep::poses::uniform_q(model, WITNESS_SEED, i, &mut q);
+            model.fk(&q, ws);
+            let d = model.pair_distance(pi, ws);
+            if d <= self.margin && best.as_ref().is_none_or(|(_, b)| d < *b) {
+                best = Some((q.clone(), d));
+            }
+        }
+        best
+    }
+
+    /// A common ball at a point no joint between `a` and `b` moves (`ws` is reposed).
+    fn fixed_point_always(
+        &self,
+        probe: &always::DepthProbe,
+        ws: &mut crate::kernel::Workspace,
+        a: usize,
+        b: usize,
+        chain: &chain::PairChain,
+    ) -> Option<String> {
+        let model = &self.k.model;
+        model.fk(&self.base, ws);
+        let c = always::certify(model, probe, ws, a, b, &chain.path_joints)?;
+        let place = if c.axes == 1 {
+            format!("on joint {} axis", c.joint)
+        } else {
+            format!("where {} joint axes meet", c.axes)
+        };
+        Some(format!(
+            "fixed point {place}, common ball {:.1} mm",
+            c.radius * 1e3
+        ))
+    }
+
+    /// The box search over the joints between `a` and `b`, from the pose in `ws`.
+    fn moving_always(
+        &self,
+        probe: &always::DepthProbe,
+        ws: &mut crate::kernel::Workspace,
+        a: usize,
+        b: usize,
+        chain: &chain::PairChain,
+        max_boxes: usize,
+    ) -> Option<String> {
+        let c = always::certify_by_boxes(
+            &self.k.model,
+            probe,
+            ws,
+            (a, b),
+            chain,
+            &self.base,
+            max_boxes.min(always::box_budget(probe, a, b)),
+        )?;
+        Some(format!(
+            "overlap at every configuration: branch and bound, {}, shared point depth >= {}",
+            count_boxes(c.boxes),
+            small_length(c.min_room)
+        ))
+    }
+
+    /// For a pair the truth does not make `always`: whether its primitives alone would be
+    /// (a diagnostic of loose geometry, never an exemption). `None` without a truth.
+    fn primitive_always(
+        &self,
+        ws: &mut crate::kernel::Workspace,
+        a: usize,
+        b: usize,
+        verdict: &Verdict,
+    ) -> Option<String> {
+        let probe = self.primitive_probe.as_ref()?;
+        let chain = chain::PairChain::new(&self.k.model, a, b);
+        if let Some(proof) = self.fixed_point_always(probe, ws, a, b, &chain) {
+            return Some(proof);
+        }
+        let Verdict::Reaches { q, .. } = verdict else {
+            return None;
+        };
+        let q: Vec<f64> = q.iter().map(|(_, v)| *v).collect();
+        self.k.model.fk(&q, ws);
+        witness::common_point(probe, ws, a, b)?;
+        self.moving_always(probe, ws, a, b, &chain, DIAGNOSTIC_BOXES)
+    }
 }
 
 /// Regenerates the ACM of `m` (its primitives, joints and margin), checking `srdf`'s rows.
-pub fn regenerate(m: &Manifest, srdf: Option<&Srdf>, options: &AcmOptions) -> Result<Regenerated> {
+/// `truths`: the links' truth meshes by name (as `lower` fits them); `always` is proven on
+/// them. Without them (bare manifests in tests), on the primitives.
+pub fn regenerate(
+    m: &Manifest,
+    srdf: Option<&Srdf>,
+    options: &AcmOptions,
+    truths: Option<&BTreeMap<String, TriMesh>>,
+) -> Result<Regenerated> {
     let k = unexempted_kernel(m)?;
-    let pairs = PairDecider::new(&k, m.margin_m, options.budget).decide_all();
+    let truth = truths.map(|t| MeshTruth::new(&k.link_names, t));
+    let pairs = PairDecider::new(&k, m.margin_m, options.budget, truth.as_ref()).decide_all();
     let with_geometry = |name: &str| {
         k.link_index
             .get(name)

@@ -3,15 +3,22 @@
 //! solids. Found by alternating projections onto the two primitives shrunk by `rho`
 //! (they converge to a common point whenever the shrunk sets meet); the depths are then
 //! evaluated exactly, so the certificate does not rest on the search.
+//!
+//! With the links' truth (their meshes; see [`DepthProbe::with_truth`]) every depth is also
+//! bounded by the depth inside the mesh, so a certified ball lies in both real parts, not
+//! merely in the primitives around them.
 
 use crate::geom::containment::{HullPlanes, box_depth, capsule_depth};
 use crate::kernel::Workspace;
 use crate::kernel::model::{Model, Primitive};
 use crate::kernel::vec3::{Mat3, V3, add, dot, mul_mtv, mul_mv, norm, scale, sub};
+use crate::sweep::mesh_truth::MeshTruth;
 
-/// Per link, its primitives ready for depth queries (hull planes built once).
-pub struct DepthProbe {
+/// Per link, its primitives ready for depth queries (hull planes built once), and the
+/// links' truth when certificates must hold on the real geometry.
+pub struct DepthProbe<'t> {
     pub(crate) links: Vec<Vec<ProbePrim>>,
+    truth: Option<&'t MeshTruth>,
 }
 
 pub(crate) enum ProbePrim {
@@ -32,8 +39,9 @@ impl ProbePrim {
     }
 }
 
-impl DepthProbe {
-    pub fn new(model: &Model) -> DepthProbe {
+impl<'t> DepthProbe<'t> {
+    /// Depths in the primitives alone.
+    pub fn new(model: &Model) -> DepthProbe<'t> {
         let hull = model.hull_vertices();
         let links = model
             .links()
@@ -53,17 +61,45 @@ impl DepthProbe {
                     .collect()
             })
             .collect();
-        DepthProbe { links }
+        DepthProbe { links, truth: None }
     }
 
-    /// Signed depth of world point `p` inside link `link`'s primitives (the best one).
+    /// Depths in the primitives and in the meshes of `truth` (indexed like the model's
+    /// links), the lesser: a point counts only as deep as it lies in the real part. Where
+    /// a link's mesh has an open component (no inside to speak of), its closed components
+    /// or, failing those, its exact hull pieces (tight primitives) stand for it.
+    pub fn with_truth(model: &Model, truth: &'t MeshTruth) -> DepthProbe<'t> {
+        DepthProbe {
+            truth: Some(truth),
+            ..DepthProbe::new(model)
+        }
+    }
+
+    /// Signed depth of world point `p` inside link `link` (see [`DepthProbe::with_truth`]).
     pub fn depth(&self, ws: &Workspace, link: usize, p: V3) -> f64 {
         let (rot, pos) = ws.link_pose(link);
         let local = mul_mtv(&rot, sub(p, pos));
-        self.links[link]
+        let in_primitives = self.links[link]
             .iter()
             .map(|prim| prim.depth(local))
-            .fold(f64::NEG_INFINITY, f64::max)
+            .fold(f64::NEG_INFINITY, f64::max);
+        in_primitives.min(self.truth_depth(link, local))
+    }
+
+    /// Signed depth of a link-frame point in the link's truth; `+inf` without a truth.
+    pub(crate) fn truth_depth(&self, link: usize, local: V3) -> f64 {
+        let Some(truth) = self.truth else {
+            return f64::INFINITY;
+        };
+        let solid = truth.solid_depth(link, local);
+        if !truth.has_open_component(link) {
+            return solid;
+        }
+        self.links[link]
+            .iter()
+            .filter(|p| matches!(p, ProbePrim::Hull(Some(_))))
+            .map(|prim| prim.depth(local))
+            .fold(solid, f64::max)
     }
 
     pub(crate) fn primitives(&self, link: usize) -> &[ProbePrim] {
@@ -151,9 +187,12 @@ pub fn common_point(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> O
                         break;
                     }
                 }
+                let (la, lb) = (to_local(&pose_a, x), to_local(&pose_b, x));
                 let depth = pa
-                    .depth(to_local(&pose_a, x))
-                    .min(pb.depth(to_local(&pose_b, x)));
+                    .depth(la)
+                    .min(pb.depth(lb))
+                    .min(probe.truth_depth(a, la))
+                    .min(probe.truth_depth(b, lb));
                 if depth > 0.0 && best.is_none_or(|(_, d)| depth > d) {
                     best = Some((x, depth));
                 }

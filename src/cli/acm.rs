@@ -42,7 +42,17 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
             KeepArg::None => KeepSrdf::None,
         },
     };
-    let result = acm::regenerate(&m, loaded.srdf.as_ref(), &options)?;
+    let cache = crate::lower::load_meshes(
+        &loaded.robot,
+        &crate::io::mesh::MeshLimits {
+            max_triangles: args.read.max_triangles,
+        },
+        args.read.max_total_triangles,
+    )?;
+    let truths = crate::lower::truths(&loaded.robot, &cache)?
+        .into_iter()
+        .collect();
+    let result = acm::regenerate(&m, loaded.srdf.as_ref(), &options, Some(&truths))?;
     m.acm = result.rows.clone();
     let (rest, contacts) = crate::verify::rest::check_rest(&m)?;
     m.rest_pose.clear = rest.clear;
@@ -133,6 +143,28 @@ pub fn summary(r: &Regenerated, started: Instant) -> String {
         r.rows.len(),
         started.elapsed().as_secs_f64()
     );
+    let loose: Vec<_> = r
+        .pairs
+        .iter()
+        .filter_map(|p| p.primitive_always.as_ref().map(|proof| (p, proof)))
+        .collect();
+    if !loose.is_empty() {
+        out += &format!(
+            "
+{} pair(s) checked although their primitives overlap at every configuration: the meshes do not (`always` is proven on the meshes); the primitives are loose there:\n",
+            loose.len()
+        );
+        let mut t = Table::new(&["link a", "link b", "category", "primitives' proof"]);
+        for (p, proof) in loose {
+            t.row(vec![
+                p.a.clone(),
+                p.b.clone(),
+                p.verdict.category().into(),
+                proof.clone(),
+            ]);
+        }
+        out += &t.render();
+    }
     if !r.srdf.is_empty() {
         let count =
             |f: &dyn Fn(&SrdfStatus) -> bool| r.srdf.iter().filter(|s| f(&s.status)).count();
@@ -199,6 +231,9 @@ fn json(r: &Regenerated, m: &manifest::Manifest, started: Instant) -> serde_json
         .iter()
         .map(|p| {
             let mut v = serde_json::json!({"a": p.a, "b": p.b, "category": p.verdict.category()});
+            if let Some(proof) = &p.primitive_always {
+                v["primitives_always"] = proof.clone().into();
+            }
             match &p.verdict {
                 Verdict::Adjacent(proof) | Verdict::Always(proof) | Verdict::Never(proof) => {
                     v["proof"] = proof.clone().into()

@@ -456,6 +456,46 @@ impl MeshTruth {
         s
     }
 
+    /// Signed depth of link-frame point `p` in kernel link `i`'s closed solid: when a closed
+    /// component contains it, its distance to that component's surface (the largest over
+    /// such components: the ball of that radius lies inside the mesh); otherwise minus its
+    /// distance to the nearest closed surface. `-inf` for a link without a closed component
+    /// (open components bound no solid).
+    pub fn solid_depth(&self, i: usize, p: V3) -> f64 {
+        let Some(Some(link)) = self.links.get(i) else {
+            return f64::NEG_INFINITY;
+        };
+        let pt = pv(p);
+        let mut inside = f64::NEG_INFINITY;
+        let mut outside = f64::INFINITY;
+        for solid in link
+            .closed
+            .iter()
+            .filter_map(|&c| link.components[c as usize].solid.as_ref())
+        {
+            let proj = solid.project_local_point(pt, false);
+            let d = (proj.point - pt).length();
+            if solid.contains_local_point(pt) {
+                inside = inside.max(d);
+            } else {
+                outside = outside.min(d);
+            }
+        }
+        if inside > f64::NEG_INFINITY {
+            inside
+        } else {
+            -outside
+        }
+    }
+
+    /// Does kernel link `i`'s mesh have a component that is not closed?
+    pub fn has_open_component(&self, i: usize) -> bool {
+        self.links
+            .get(i)
+            .and_then(|l| l.as_ref())
+            .is_some_and(|l| l.closed.len() < l.components.len())
+    }
+
     /// Do the meshes of kernel links `a` and `b` touch, placed at `pa` and `pb` (rotation
     /// and position as the kernel workspace's `link_pose`)? `false` for a link without a
     /// mesh or an index out of range; `true` for a non-finite placement (errs towards

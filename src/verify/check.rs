@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::io::manifest::{self, Manifest};
 use crate::io::robot::{LoadOptions, LoadedRobot, load_robot};
 use crate::lower::{load_meshes, sha256_file, source_files, truths};
+use crate::sweep::mesh_truth::MeshTruth;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -144,7 +145,9 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     }
 
     // Containment on the written numbers, every link (skipped when sources changed:
-    // the truth is then not what was proven against).
+    // the truth is then not what was proven against). The meshes are kept for the
+    // `always` rows, which are proven on them.
+    let mut truth_meshes = None;
     if !stale {
         let cache = load_meshes(
             &loaded.robot,
@@ -185,6 +188,7 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
                 Err(v) => out.violations.push(v),
             }
         }
+        truth_meshes = Some(truth);
     }
 
     // The kernel loads it as written.
@@ -200,7 +204,10 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     // Every ACM row's proof still holds.
     // The same kernel with every pair checked (built once: only its pair tables change).
     let open = unexempted(&kernel)?;
-    let decider = PairDecider::new(&open, m.margin_m, options.budget);
+    let mesh_truth = truth_meshes
+        .as_ref()
+        .map(|t| MeshTruth::new(&open.link_names, t));
+    let decider = PairDecider::new(&open, m.margin_m, options.budget, mesh_truth.as_ref());
     let rows: Vec<_> = m
         .acm
         .par_iter()
