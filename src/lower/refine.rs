@@ -43,7 +43,9 @@ pub const FALSE_STOP_FLOOR: f64 = 0.001;
 /// left out of the cost estimate (see `Judge::far`).
 const FAR_M: f64 = 0.05;
 /// Refinement steps at most (each refits the links it refines).
-const MAX_STEPS: usize = 16;
+const MAX_STEPS: usize = 24;
+/// Offending pairs tried alone when a whole step passes the budget.
+const TRIES_PER_STEP: usize = 6;
 
 /// Default budget (median µs per `check_self_collision`, estimated; see
 /// [`CostModel`]) for an arm, a robot with at most [`ARM_LINKS`] links with
@@ -65,7 +67,9 @@ pub enum Level {
 impl Level {
     fn next(self) -> Option<Level> {
         match self {
-            Level::Rule => Some(Level::Pieces(1)),
+            // A decomposition of a convex link is its one hull: no step through
+            // the single hull, which on nested parts only spends the budget.
+            Level::Rule => Some(Level::Pieces(PIECE_BUDGET)),
             Level::Pieces(n) if n < PIECE_BUDGET => Some(Level::Pieces(PIECE_BUDGET)),
             Level::Pieces(_) => None,
         }
@@ -278,26 +282,17 @@ fn percent(count: usize, of: usize) -> String {
 }
 
 /// A pair worth refining, most offending first: (names, why, score).
-/// Rest offenders first; then the pairs that trip on slop-only poses (refused
-/// with no mesh contact anywhere), by how many: they are what refuses those
-/// poses; only when there are none, the pairs with false stops, by count.
+/// The pairs that trip on slop-only poses (refused with no mesh contact
+/// anywhere), by how many: they are what refuses those poses; only when there
+/// are none, the pairs with false stops, by count; then the pairs that trip at
+/// rest with their meshes apart.
 fn offenders(
     k: &LoadedKernel,
     m: &Measured,
     j: &Judgement,
     poses: usize,
 ) -> Vec<((String, String), String, usize)> {
-    let mut out: Vec<((String, String), String, usize)> = m
-        .rest_slop
-        .iter()
-        .map(|p| {
-            (
-                p.clone(),
-                format!("pair {}/{}: trips at rest, meshes apart", p.0, p.1),
-                usize::MAX,
-            )
-        })
-        .collect();
+    let mut out: Vec<((String, String), String, usize)> = Vec::new();
     let floor = ((FALSE_STOP_FLOOR * poses as f64).ceil() as usize).max(1);
     let slop = j.pairs.iter().any(|p| p.slop_stops >= floor);
     let score = |p: &mesh_truth::PairVerdict| if slop { p.slop_stops } else { p.false_stops };
@@ -330,6 +325,21 @@ fn offenders(
             )
         };
         out.push((names, why, score(p)));
+    }
+    // Rest trips last, as the weakest of the step (within four times the worst),
+    // so on a robot whose budget binds they do not crowd out the pairs that
+    // refuse the most poses.
+    let weakest = out.last().map_or(usize::MAX, |o| o.2);
+    for p in &m.rest_slop {
+        if let Some(o) = out.iter_mut().find(|o| &o.0 == p) {
+            o.1 = format!("pair {}/{}: trips at rest, meshes apart", p.0, p.1);
+            continue;
+        }
+        out.push((
+            p.clone(),
+            format!("pair {}/{}: trips at rest, meshes apart", p.0, p.1),
+            weakest,
+        ));
     }
     out
 }
@@ -453,16 +463,18 @@ pub fn refine(
         .map(|(i, (n, _))| (n.clone(), i))
         .collect();
     let mut fitted: BTreeMap<(String, Level), LinkFit> = BTreeMap::new();
+    let mut unaffordable: BTreeSet<Vec<(String, Level)>> = BTreeSet::new();
     let mut rounds = 0;
     let stopped = loop {
         rounds += 1;
         if rounds > MAX_STEPS {
             break format!("after {MAX_STEPS} steps");
         }
-        // Each offending pair's links that can still climb, in offence order.
-        // The worst pairs with a link left to refine; a step takes those within a
-        // factor of four of the worst, so cheap fixes are not drowned in
-        // refinements of rare offenders.
+        // Each offending pair's links that can still climb, in offence order. A step
+        // takes the pairs within a factor of four of the worst, so cheap fixes are not
+        // drowned in refinements of rare offenders; if that passes the budget, the
+        // first of them that fits. A change that passed the budget once always will
+        // (steps only add cost): it is not tried again.
         let mut candidates: Vec<Vec<(String, Level, String)>> = Vec::new();
         let mut taken = BTreeSet::new();
         let mut worst = None;
@@ -485,7 +497,8 @@ pub fn refine(
                     group.push((name, level, why.clone()));
                 }
             }
-            if !group.is_empty() {
+            let key: Vec<(String, Level)> = group.iter().map(|(n, l, _)| (n.clone(), *l)).collect();
+            if !group.is_empty() && !unaffordable.contains(&key) {
                 if stops != usize::MAX {
                     worst.get_or_insert(stops);
                 }
@@ -495,15 +508,15 @@ pub fn refine(
         if candidates.is_empty() {
             break if current.slop_only == 0 && current.rest_slop.is_empty() {
                 "no false stops left".to_string()
-            } else {
+            } else if unaffordable.is_empty() {
                 "every link of a pair with false stops is at its finest geometry".to_string()
+            } else {
+                format!("every refinement left would pass the budget of {budget_us} µs")
             };
         }
-        // The whole step, else pair by pair while the budget holds.
-        let all: Vec<(String, Level, String)> = candidates.concat();
-        let mut tries = vec![all];
+        let mut tries = vec![candidates.concat()];
         if candidates.len() > 1 {
-            tries.extend(candidates.iter().cloned());
+            tries.extend(candidates.into_iter().take(TRIES_PER_STEP));
         }
         let mut accepted = None;
         for change in tries {
@@ -546,6 +559,7 @@ pub fn refine(
                 accepted = Some((change, refits, trial, kt, m, j));
                 break;
             }
+            unaffordable.insert(change.iter().map(|(n, l, _)| (n.clone(), *l)).collect());
         }
         let Some((change, refits, trial, kt, m, j)) = accepted else {
             break format!("the next refinement would pass the budget of {budget_us} µs");
