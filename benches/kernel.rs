@@ -598,7 +598,7 @@ fn main() {
     };
     let k_staged = |&k: &usize| {
         let (pa, pb) = hull_cold[k];
-        tight_tight(&pa.tight(&h152a), &pb.tight(&h152b), f64::INFINITY, None)
+        tight_tight(&pa.tight(&h152a), &pb.tight(&h152b), f64::INFINITY, None).value
     };
     let k_hull_seg = |q: &(Placed, V3, V3, f64)| {
         let (pb, a, b, r) = *q;

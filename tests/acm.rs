@@ -6,12 +6,18 @@ mod common;
 use std::path::{Path, PathBuf};
 
 fn scratch(urdf: &str, srdf: Option<&str>) -> (tempfile::TempDir, PathBuf) {
+    scratch_with(urdf, srdf, "")
+}
+
+/// [`scratch`] with `extra` appended to the robot config (an `allow:` list).
+fn scratch_with(urdf: &str, srdf: Option<&str>, extra: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = common::scratch_files(&[&format!("tests/robots/{urdf}")]);
     let mut config = format!("name: {}\nurdf: {urdf}\n", urdf.trim_end_matches(".urdf"));
     if let Some(text) = srdf {
         std::fs::write(dir.path().join("robot.srdf"), text).unwrap();
         config += "srdf: robot.srdf\n";
     }
+    config += extra;
     std::fs::write(dir.path().join("robot.yaml"), config).unwrap();
     let path = dir.path().join("robot.yaml");
     common::collide_ok(&[
@@ -199,5 +205,346 @@ fn output_is_byte_stable_across_runs_and_thread_counts() {
     assert!(
         srdf.contains("<disable_collisions link1=\"base\" link2=\"lower\" reason=\"Always\"/>"),
         "{srdf}"
+    );
+}
+
+/// The `allow:` list of tests/robots/acm_user.urdf: a hammer that strikes the cup, a pendulum
+/// that passes through the cup's gap without touching it, and the adjacent cup and mast.
+const USER_ALLOW: &str = "allow:\n  - {a: cup, b: hammer, reason: \"the hammer strikes the cup by design\"}\n  - {a: pendulum, b: cup, reason: \"the pendulum passes through the cup\"}\n  - {a: cup, b: mast, reason: \"the mast stands on the cup\"}\n";
+
+fn user_row<'r>(report: &'r serde_json::Value, a: &str, b: &str) -> &'r serde_json::Value {
+    report["user"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["a"] == a && u["b"] == b)
+        .unwrap_or_else(|| panic!("no user row {a} {b} in {}", report["user"]))
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    common::collide().args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn user_rows_round_trip_through_config_manifest_verify_and_srdf_out() {
+    let (dir, config) = scratch_with("acm_user.urdf", None, USER_ALLOW);
+    let manifest = config.with_file_name("manifest.yaml");
+    let srdf_out = dir.path().join("out.srdf");
+    let r = regenerate(
+        &config,
+        &["--write", "--srdf-out", srdf_out.to_str().unwrap()],
+    );
+    assert_eq!(user_row(&r, "cup", "hammer")["status"], "exempt");
+    assert_eq!(user_row(&r, "cup", "pendulum")["status"], "unnecessary");
+    assert_eq!(user_row(&r, "cup", "mast")["status"], "redundant");
+    assert_eq!(user_row(&r, "cup", "mast")["proven_as"], "adjacent");
+
+    // The manifest: a `user` row carrying the reason for each exemption the proofs lack;
+    // the redundant entry leaves the proven row alone.
+    let written = std::fs::read_to_string(&manifest).unwrap();
+    for row in [
+        "{a: cup, b: hammer, reason: user, proof: the hammer strikes the cup by design}",
+        "{a: cup, b: pendulum, reason: user, proof: the pendulum passes through the cup}",
+        "{a: cup, b: mast, reason: adjacent,",
+    ] {
+        assert!(written.contains(row), "{row} missing:\n{written}");
+    }
+    // Exempt, the balls resting in the cup no longer trip the rest pose.
+    assert!(written.contains("  clear: true\n"), "{written}");
+
+    // verify: ok, the user rows in their own section with their reasons, counted apart.
+    let out = common::collide_ok(&["verify", manifest.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("4 ACM rows proven, 2 user exemptions)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("    cup - hammer: the hammer strikes the cup by design\n"),
+        "{stdout}"
+    );
+    let out = common::collide_ok(&["verify", manifest.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &v["manifests"][0];
+    assert_eq!(v["acm_rows"], 4);
+    assert_eq!(v["user_rows"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(
+        v["user_rows"][1]["reason"],
+        "the pendulum passes through the cup"
+    );
+
+    // --srdf-out: reason="User", the user's reason beside it.
+    let srdf = std::fs::read_to_string(&srdf_out).unwrap();
+    assert!(
+        srdf.contains("  <!-- the hammer strikes the cup by design -->\n  <disable_collisions link1=\"cup\" link2=\"hammer\" reason=\"User\"/>\n"),
+        "{srdf}"
+    );
+    assert!(srdf.contains("link1=\"cup\" link2=\"mast\" reason=\"Adjacent\""));
+    assert_eq!(srdf.matches("reason=\"User\"/>").count(), 2, "{srdf}");
+
+    // Regenerating again changes nothing.
+    common::collide_ok(&[
+        "acm",
+        "regenerate",
+        config.to_str().unwrap(),
+        "--check",
+        "-q",
+        "--samples",
+        "300",
+    ]);
+}
+
+#[test]
+fn a_user_row_the_config_does_not_hold_fails_verify_with_exit_1() {
+    let (_d, config) = scratch_with("acm_user.urdf", None, "");
+    let manifest = config.with_file_name("manifest.yaml");
+    let m = manifest.to_str().unwrap();
+    let head = "name: acm_user\nurdf: acm_user.urdf\n";
+    let hammer_only = format!(
+        "{head}allow:\n  - {{a: cup, b: hammer, reason: \"the hammer strikes the cup by design\"}}\n"
+    );
+    let all = format!("{head}{USER_ALLOW}");
+    let cases = [
+        // The config no longer exempts the pair: nobody decided the manifest's row.
+        (
+            &all,
+            hammer_only.clone(),
+            "cup - pendulum",
+            "does not exempt the pair",
+        ),
+        // Another reason than the one recorded.
+        (
+            &all,
+            all.replace("by design", "on purpose"),
+            "cup - hammer",
+            "is not the one in",
+        ),
+        // An entry the manifest lacks.
+        (
+            &hammer_only,
+            all.clone(),
+            "cup - pendulum",
+            "not in the manifest's acm block",
+        ),
+    ];
+    for (regenerated_with, verified_with, pair, why) in cases {
+        std::fs::write(&config, regenerated_with).unwrap();
+        regenerate(&config, &["--write"]);
+        common::collide_ok(&["verify", m]);
+        std::fs::write(&config, &verified_with).unwrap();
+        let out = run(&["verify", m]);
+        let stdout = text(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{verified_with}\n{stdout}{}",
+            text(&out.stderr)
+        );
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(pair) && l.contains(why))
+            .unwrap_or_else(|| panic!("no `{pair}` violation saying `{why}`:\n{stdout}"));
+        assert!(line.trim_start().starts_with("acm "), "{line}");
+    }
+}
+
+#[test]
+fn an_exemption_of_a_pair_whose_meshes_never_touch_is_reported_unnecessary() {
+    let (_d, config) = scratch_with("acm_user.urdf", None, USER_ALLOW);
+    let out = common::collide_ok(&[
+        "acm",
+        "regenerate",
+        config.to_str().unwrap(),
+        "--json",
+        "--samples",
+        "1000",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The pendulum's ball stays in the plane y = 0, 7 cm from either prong: its meshes never
+    // touch the cup, while the cup's one convex fit fills the gap it swings through.
+    let pendulum = user_row(&r, "cup", "pendulum");
+    assert_eq!(pendulum["mesh_contact_poses"], 0, "{pendulum}");
+    assert!(
+        pendulum["primitive_overlap_poses"].as_u64().unwrap() > 100,
+        "{pendulum}"
+    );
+    assert_eq!(pendulum["line"], 5);
+    // The hammer's ball dips into the prong for |strike| below about 0.6 of its +-1 range.
+    let hammer = user_row(&r, "cup", "hammer");
+    let touching = hammer["mesh_contact_poses"].as_u64().unwrap() as f64 / 1000.0;
+    assert!((0.45..0.7).contains(&touching), "{hammer}");
+    assert_eq!(hammer["status"], "exempt");
+    let stderr = text(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{stderr}");
+    assert!(
+        warnings[0].contains("robot.yaml:5: allow: entry cup - pendulum looks unnecessary: their meshes touch in none of 1,000 sampled poses"),
+        "{stderr}"
+    );
+    assert!(
+        warnings[1].contains(
+            "robot.yaml:6: allow: entry cup - mast is redundant: the pair is proven `adjacent`"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_allow_entries_are_refused_at_their_line_and_nothing_is_written() {
+    let (dir, config) = scratch_with("acm_user.urdf", None, "");
+    let manifest = config.with_file_name("manifest.yaml");
+    let before = std::fs::read(&manifest).unwrap();
+    let srdf_out = dir.path().join("out.srdf");
+    let head = "name: acm_user\nurdf: acm_user.urdf\nallow:\n  - {a: cup, b: hammer, reason: \"by design\"}\n";
+    for (entry, at, want) in [
+        (
+            "  - {a: cup, b: elbow, reason: \"r\"}\n",
+            "5:17",
+            "allow[1].b: link `elbow` is not in robot `acm_user`",
+        ),
+        (
+            "  - {a: hammer, b: cup, reason: \"again\"}\n",
+            "5:5",
+            "allow[1]: pair hammer / cup is already exempted by allow[0] (line 4)",
+        ),
+        (
+            "  - {a: cup, b: hammer, reason: \"same order\"}\n",
+            "5:5",
+            "allow[1]: pair cup / hammer is already exempted by allow[0] (line 4)",
+        ),
+        (
+            "  - a: mast\n    b: mast\n    reason: \"r\"\n",
+            "6:8",
+            "allow[1].b: link `mast` is paired with itself",
+        ),
+        (
+            "  - {a: cup, b: mast, reason: \"\"}\n",
+            "5:31",
+            "allow[1].reason: is empty",
+        ),
+        (
+            "  - {a: cup, b: mast, reason: \" \t\"}\n",
+            "5:31",
+            "allow[1].reason: is empty",
+        ),
+    ] {
+        let config_text = format!("{head}{entry}");
+        std::fs::write(&config, &config_text).unwrap();
+        for extra in [&[][..], &["--adopt-srdf"][..]] {
+            let mut args = vec![
+                "acm",
+                "regenerate",
+                config.to_str().unwrap(),
+                "--write",
+                "--srdf-out",
+                srdf_out.to_str().unwrap(),
+            ];
+            args.extend(extra);
+            let out = run(&args);
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{entry}: {stderr}");
+            let lines: Vec<&str> = stderr.lines().collect();
+            assert_eq!(lines.len(), 1, "{entry}: {stderr}");
+            let want = format!("error: {}:{at}: {want}", config.display());
+            assert!(
+                lines[0].starts_with(&want),
+                "{entry}:\n{}\nwanted {want}",
+                lines[0]
+            );
+            assert_eq!(
+                std::fs::read(&manifest).unwrap(),
+                before,
+                "{entry}: manifest written"
+            );
+            assert_eq!(
+                std::fs::read_to_string(&config).unwrap(),
+                config_text,
+                "{entry}: config written"
+            );
+            assert!(!srdf_out.exists(), "{entry}: SRDF written");
+        }
+    }
+}
+
+#[test]
+fn adopting_srdf_rows_copies_the_unproven_ones_into_allow_with_their_line() {
+    let srdf = "<robot name=\"acm_three\">\n  <disable_collisions link1=\"swing\" link2=\"base\" reason=\"Default\"/>\n  <disable_collisions link1=\"base\" link2=\"far\" reason=\"Never\"/>\n</robot>\n";
+    let (_d, config) = scratch_with("acm_three.urdf", Some(srdf), "# hand-written, kept\n");
+    let manifest = config.with_file_name("manifest.yaml");
+    let c = config.to_str().unwrap();
+    let original = std::fs::read_to_string(&config).unwrap();
+    // Without --write: the edit is shown, nothing is written.
+    let out = common::collide_ok(&[
+        "acm",
+        "regenerate",
+        c,
+        "--adopt-srdf",
+        "-q",
+        "--samples",
+        "300",
+    ]);
+    let stdout = text(&out.stdout);
+    let entry = "  - {a: base, b: swing, reason: \"adopted from robot.srdf:2 (Default), refuted by collide\"}\n";
+    assert!(stdout.contains(&format!("+{entry}")), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+
+    // A named row that collide proves needs no adoption.
+    let out = run(&["acm", "regenerate", c, "--adopt-srdf=far,base", "--write"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("is proven `never`"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+
+    let r = regenerate(&config, &["--adopt-srdf=swing,base", "--write"]);
+    assert_eq!(
+        r["adopted"].as_array().unwrap().len(),
+        1,
+        "{}",
+        r["adopted"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        format!("{original}allow:\n{entry}")
+    );
+    let written = std::fs::read_to_string(&manifest).unwrap();
+    assert!(
+        written.contains("{a: base, b: swing, reason: user, proof: \"adopted from robot.srdf:2 (Default), refuted by collide\"}"),
+        "{written}"
+    );
+    common::collide_ok(&["verify", manifest.to_str().unwrap()]);
+    // Adopting again finds the row already there: the config stays as it is.
+    let r = regenerate(&config, &["--adopt-srdf", "--write"]);
+    assert!(r["adopted"].as_array().unwrap().is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        format!("{original}allow:\n{entry}")
+    );
+}
+
+#[test]
+fn keep_srdf_unproven_points_to_adopt_srdf() {
+    let (_d, config) = scratch("acm_two.urdf", None);
+    let out = run(&[
+        "acm",
+        "regenerate",
+        config.to_str().unwrap(),
+        "--keep-srdf",
+        "unproven",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--adopt-srdf"),
+        "{}",
+        text(&out.stderr)
     );
 }

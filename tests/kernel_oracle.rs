@@ -763,11 +763,11 @@ proptest! {
         assert_lower("hull_stage1", s1, u)?;
         let dop = dop_dop_lower_bound(&pa.obb, pa.dop, &pb.obb, pb.dop);
         assert_lower("hull_dop26", dop, u)?;
-        let full = tight_tight(&pa, &pb, f64::INFINITY, None);
+        let full = tight_tight(&pa, &pb, f64::INFINITY, None).value;
         assert_lower("hull_staged", full, u)?;
         if g.converged { prop_assert!(full == s1.max(g.lower)); }
         let thr = r[22].abs() * s;
-        let cheap = tight_tight(&pa, &pb, thr, None);
+        let cheap = tight_tight(&pa, &pb, thr, None).value;
         assert_lower("hull_staged_threshold", cheap, u)?;
         // Warm start after a small coherent motion of b.
         let dr = rot_of([1.0, r[16] * 0.01, r[17] * 0.01, r[18] * 0.01]);
@@ -782,7 +782,7 @@ proptest! {
         let gw = hull_hull_gjk(&pa.hull, &pb2.hull, sub(pb2.obb.center, pa.obb.center), Some(&mut w2));
         let parry2 = oracle_cloud_cloud(&a.world_pts, &b2.world_pts);
         check_gjk("hull_gjk_warm", &gw, &a.world_pts, &b2.world_pts, parry2, 0.0)?;
-        let staged_warm = tight_tight(&pa, &pb2, f64::INFINITY, Some(&mut w));
+        let staged_warm = tight_tight(&pa, &pb2, f64::INFINITY, Some(&mut w)).value;
         assert_lower("hull_staged_warm", staged_warm, upper_estimate(parry2, gw.upper))?;
         if cat == 1 {
             prop_assert!(g.upper <= 1e-9 || parry <= 1e-9, "touching construction: {parry:e}");
@@ -820,10 +820,10 @@ proptest! {
         let g = hull_capsule(&pa.hull, &c, None);
         prop_assert!(gs.lower - rad == g);
         assert_lower("hull_capsule", g, u)?;
-        let staged = tight_capsule(&pa, &c, f64::INFINITY, None);
+        let staged = tight_capsule(&pa, &c, f64::INFINITY, None).value;
         assert_lower("hull_capsule_staged", staged, u)?;
         let thr = r[18].abs() * s;
-        let cheap = tight_capsule(&pa, &c, thr, None);
+        let cheap = tight_capsule(&pa, &c, thr, None).value;
         assert_lower("hull_capsule_threshold", cheap, u)?;
         if cat == 3 && gs.converged { prop_assert!(staged.abs() <= TOL_GJK, "touching: {staged:e}"); }
     }
@@ -855,14 +855,14 @@ proptest! {
         check_gjk("hull_box_gjk", &gb, &a.world_pts, &corners, parry, 0.0)?;
         let u = upper_estimate(parry, gb.upper);
         let bd = box_dop(b.half);
-        let staged = tight_box(&pa, &b, &bd, f64::INFINITY, None);
+        let staged = tight_box(&pa, &b, &bd, f64::INFINITY, None).value;
         assert_lower("hull_box_staged", staged, u)?;
         if gb.converged && u > 0.0 {
             prop_assert!(staged >= u - TOL_GJK);
             record("hull_box_staged", (staged - u).abs());
         }
         let thr = r[34].abs() * s;
-        let cheap = tight_box(&pa, &b, &bd, thr, None);
+        let cheap = tight_box(&pa, &b, &bd, thr, None).value;
         assert_lower("hull_box_threshold", cheap, u)?;
     }
 }

@@ -9,6 +9,7 @@ pub mod always;
 pub mod chain;
 pub mod never;
 pub mod sampling;
+pub mod user;
 pub mod witness;
 
 use crate::error::Result;
@@ -23,9 +24,10 @@ use never::{BoundOutcome, branch_and_bound, dof_range};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
+/// Which SRDF rows stay exemptions. Unproven rows are not among the choices: they become
+/// exemptions only as `allow:` entries of the robot config (`--adopt-srdf`), where review sees them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeepSrdf {
-    Unproven,
     Proven,
     None,
 }
@@ -542,27 +544,6 @@ pub fn regenerate(
             })
         })
         .collect();
-    if options.keep_srdf == KeepSrdf::Unproven {
-        for r in &srdf_rows {
-            if let SrdfStatus::Unproven(why) = &r.status
-                && !rows.iter().any(|x| x.a == r.a && x.b == r.b)
-            {
-                rows.push(AcmEntry {
-                    a: r.a.clone(),
-                    b: r.b.clone(),
-                    reason: "user".into(),
-                    proof: format!(
-                        "unproven SRDF row (reason {}): {why}",
-                        if r.reason.is_empty() {
-                            "none"
-                        } else {
-                            &r.reason
-                        }
-                    ),
-                });
-            }
-        }
-    }
     rows.sort_by(|x, y| (&x.a, &x.b).cmp(&(&y.a, &y.b)));
     rows.dedup_by(|x, y| x.a == y.a && x.b == y.b);
     let sampling = sampling::sample(&k, m, options.samples, options.seed);
@@ -577,7 +558,7 @@ pub fn regenerate(
 /// A MoveIt-compatible `disable_collisions` list for the rows.
 pub fn srdf_text(robot: &str, rows: &[AcmEntry]) -> String {
     let mut out = format!(
-        "<?xml version=\"1.0\" ?>\n<!-- Written by {}: every row is proven (see the manifest's acm block). -->\n<robot name=\"{}\">\n",
+        "<?xml version=\"1.0\" ?>\n<!-- Written by {}: every row is proven (see the manifest's acm block), except reason=\"User\" rows, exempted by the robot config's allow: list for the reason above each. -->\n<robot name=\"{}\">\n",
         crate::lower::generator(),
         xml_escape(robot)
     );
@@ -588,6 +569,9 @@ pub fn srdf_text(robot: &str, rows: &[AcmEntry]) -> String {
             "never" => "Never",
             _ => "User",
         };
+        if reason == "User" {
+            out += &format!("  <!-- {} -->\n", xml_comment(&r.proof));
+        }
         out += &format!(
             "  <disable_collisions link1=\"{}\" link2=\"{}\" reason=\"{reason}\"/>\n",
             xml_escape(&r.a),
@@ -595,6 +579,18 @@ pub fn srdf_text(robot: &str, rows: &[AcmEntry]) -> String {
         );
     }
     out += "</robot>\n";
+    out
+}
+
+/// Text safe inside `<!-- -->`: no `--`, and no line breaks.
+fn xml_comment(s: &str) -> String {
+    let mut out = crate::messages::one_line(s).into_owned();
+    while out.contains("--") {
+        out = out.replace("--", "- -");
+    }
+    if out.ends_with('-') {
+        out.push(' ');
+    }
     out
 }
 

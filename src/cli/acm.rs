@@ -1,12 +1,15 @@
-//! `collide acm regenerate ROBOT [--write] [--check] [--srdf-out FILE] [--keep-srdf ...]`
+//! `collide acm regenerate ROBOT [--write] [--check] [--srdf-out FILE] [--keep-srdf ...] [--adopt-srdf[=A,B]]`
 
 use super::args::{AcmArgs, AcmCommand, KeepSrdf as KeepArg};
 use super::lower::{manifest_path, unified_diff};
+use crate::acm::user::{self, Adopt, UserRow, UserStatus};
 use crate::acm::{self, AcmOptions, KeepSrdf, Regenerated, SrdfStatus, Verdict};
 use crate::error::{Error, Result};
+use crate::io::allow::{self, AllowEntry};
 use crate::io::manifest;
-use crate::io::robot::load_robot;
+use crate::io::robot::{LoadedRobot, allow_of_text, load_robot};
 use crate::report::table::Table;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub fn run(command: AcmCommand) -> Result<i32> {
@@ -15,9 +18,23 @@ pub fn run(command: AcmCommand) -> Result<i32> {
     }
 }
 
+/// The robot config edited by `--adopt-srdf`: where, as it was, as it will be.
+struct ConfigEdit {
+    path: PathBuf,
+    old: String,
+    new: String,
+}
+
 fn regenerate(args: AcmArgs) -> Result<i32> {
     let started = Instant::now();
-    let loaded = load_robot(&args.robot, &args.read.load_options())?;
+    if args.keep_srdf == KeepArg::Unproven {
+        return Err(Error::input(
+            "--keep-srdf unproven is gone: an SRDF row collide cannot prove is exempt only as an `allow:` entry of robot.yaml, with its reason; `--adopt-srdf` copies such rows there",
+        ));
+    }
+    let adopt = adopt_selection(&args.adopt_srdf)?;
+    let read = args.read.sweep_read();
+    let loaded = load_robot(&args.robot, &read.load)?;
     let path = args
         .manifest
         .clone()
@@ -37,22 +54,42 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
         samples: args.samples,
         seed: args.seed,
         keep_srdf: match args.keep_srdf {
-            KeepArg::Unproven => KeepSrdf::Unproven,
-            KeepArg::Proven => KeepSrdf::Proven,
             KeepArg::None => KeepSrdf::None,
+            _ => KeepSrdf::Proven,
         },
     };
-    let cache = crate::lower::load_meshes(
-        &loaded.robot,
-        &crate::io::mesh::MeshLimits {
-            max_triangles: args.read.max_triangles,
-        },
-        args.read.max_total_triangles,
-    )?;
-    let truths = crate::lower::truths(&loaded.robot, &cache)?
+    let cache =
+        crate::lower::load_meshes(&loaded.robot, &read.mesh_limits, read.max_total_triangles)?;
+    let truths: std::collections::BTreeMap<_, _> = crate::lower::truths(&loaded.robot, &cache)?
         .into_iter()
         .collect();
-    let result = acm::regenerate(&m, loaded.srdf.as_ref(), &options, Some(&truths))?;
+    let mut result = acm::regenerate(&m, loaded.srdf.as_ref(), &options, Some(&truths))?;
+
+    // User rows: the config's `allow:` list, plus the SRDF rows adopted into it.
+    let mut allow: Vec<AllowEntry> = loaded
+        .config
+        .as_ref()
+        .map(|c| c.allow.clone())
+        .unwrap_or_default();
+    let mut adopted = Vec::new();
+    let mut edit = None;
+    if let Some(adopt) = &adopt {
+        let (new_allow, new, e) = adopt_rows(&loaded, &args.robot, &result, &allow, adopt)?;
+        allow = new_allow;
+        adopted = new;
+        edit = e;
+    }
+    let config_path = loaded.config_path.as_deref().unwrap_or(&args.robot);
+    let mut user_rows = user::merge(&mut result.rows, &allow, &m, config_path)?;
+    user::measure(
+        &mut user_rows,
+        &m,
+        &truths,
+        &result.sampling.colliding,
+        args.samples,
+        args.seed,
+    )?;
+
     m.acm = result.rows.clone();
     let (rest, contacts) = crate::verify::rest::check_rest(&m)?;
     m.rest_pose.clear = rest.clear;
@@ -67,16 +104,24 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
         crate::io::atomic::write_atomic(out, acm::srdf_text(&m.robot, &m.acm).as_bytes())?;
     }
     let write = args.write && !args.check;
+    // The config first: it is what the manifest's user rows are checked against.
+    if write && let Some(e) = &edit {
+        crate::io::atomic::write_atomic(&e.path, e.new.as_bytes())?;
+    }
     if write && changed {
         crate::io::atomic::write_atomic(&path, text.as_bytes())?;
+    }
+    for line in user_warnings(&user_rows, config_path) {
+        crate::messages::warning(&line);
     }
     if args.json {
         crate::outln!(
             "{}",
-            serde_json::to_string_pretty(&json(&result, &m, started)).expect("plain JSON")
+            serde_json::to_string_pretty(&json(&result, &m, &user_rows, &adopted, started))
+                .expect("plain JSON")
         );
     } else {
-        crate::out!("{}", summary(&result, started));
+        crate::out!("{}", summary(&result, &user_rows, started));
         if !m.rest_pose.clear {
             crate::outln!(
                 "\nrest pose: {} checked pair(s) in contact:",
@@ -101,15 +146,173 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
         return Ok(0);
     }
     if write {
+        if let Some(e) = &edit {
+            crate::messages::note(&format!(
+                "wrote {} ({} adopted SRDF row(s) in `allow:`)",
+                e.path.display(),
+                adopted.len()
+            ));
+        }
         if changed {
             crate::messages::note(&format!("wrote {}", path.display()));
         } else {
             crate::messages::note(&format!("{} is up to date", path.display()));
         }
-    } else if changed && !args.json {
-        crate::out!("{}", unified_diff(&old_text, &text, &path));
+    } else if !args.json {
+        if let Some(e) = &edit {
+            crate::out!("{}", unified_diff(&e.old, &e.new, &e.path));
+        }
+        if changed {
+            crate::out!("{}", unified_diff(&old_text, &text, &path));
+        }
     }
     Ok(0)
+}
+
+/// `--adopt-srdf` values: none given, every row (the flag alone), or `LINK_A,LINK_B` pairs.
+fn adopt_selection(values: &[String]) -> Result<Option<Adopt>> {
+    if values.is_empty() {
+        return Ok(None);
+    }
+    if values.iter().any(|v| v.is_empty()) {
+        return Ok(Some(Adopt::All));
+    }
+    let pairs = values
+        .iter()
+        .map(|v| match v.split_once(',') {
+            Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() && !b.contains(',') => {
+                Ok((a.trim().to_string(), b.trim().to_string()))
+            }
+            _ => Err(Error::input(format!(
+                "--adopt-srdf={v}: expected two link names, LINK_A,LINK_B"
+            ))),
+        })
+        .collect::<Result<_>>()?;
+    Ok(Some(Adopt::Pairs(pairs)))
+}
+
+/// The SRDF rows `adopt` selects as `allow:` entries: the config's list with them appended
+/// (read back from the edited text, so it is exactly what the file will hold), the new
+/// entries, and the edit (none when every row is already there).
+fn adopt_rows(
+    loaded: &LoadedRobot,
+    robot_arg: &Path,
+    result: &Regenerated,
+    allow: &[AllowEntry],
+    adopt: &Adopt,
+) -> Result<(Vec<AllowEntry>, Vec<AllowEntry>, Option<ConfigEdit>)> {
+    let config = loaded.config_path.clone().ok_or_else(|| {
+        Error::at(
+            robot_arg,
+            None,
+            "--adopt-srdf adds to a robot config's `allow:` list; give the robot.yaml, not the description",
+        )
+    })?;
+    let Some(srdf) = &loaded.srdf else {
+        return Err(Error::at(
+            &config,
+            None,
+            "--adopt-srdf: the config names no `srdf`",
+        ));
+    };
+    let srdf_file = srdf
+        .disabled
+        .first()
+        .and_then(|d| d.location.file.file_name())
+        .map_or_else(
+            || "the SRDF".to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        );
+    let new = user::adopted(&result.srdf, allow, &srdf_file, adopt)
+        .map_err(|why| Error::input(format!("--adopt-srdf: {why}")))?;
+    if new.is_empty() {
+        return Ok((allow.to_vec(), new, None));
+    }
+    let old = std::fs::read_to_string(&config)
+        .map_err(|e| Error::at(&config, None, format!("cannot read: {e}")))?;
+    let text = allow::append_entries(&old, &new).map_err(|why| {
+        Error::at(
+            &config,
+            None,
+            format!("cannot add the adopted SRDF rows: {why}"),
+        )
+    })?;
+    let reread = allow_of_text(&config, &text, &loaded.robot)?;
+    let wanted: Vec<_> = allow.iter().chain(&new).map(triple).collect();
+    if reread.iter().map(triple).collect::<Vec<_>>() != wanted {
+        return Err(Error::at(
+            &config,
+            None,
+            "the edited `allow:` list does not read back as written (an unusual layout?); add the adopted rows by hand",
+        ));
+    }
+    Ok((
+        reread,
+        new,
+        Some(ConfigEdit {
+            path: config,
+            old,
+            new: text,
+        }),
+    ))
+}
+
+fn triple(e: &AllowEntry) -> (&str, &str, &str) {
+    (&e.a, &e.b, &e.reason)
+}
+
+/// "robot.yaml:7" for an entry of the config at `config`.
+fn entry_place(config: &Path, u: &UserRow) -> String {
+    let name = config.file_name().map_or_else(
+        || config.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
+    match u.at {
+        Some((line, _)) => format!("{name}:{line}"),
+        None => name,
+    }
+}
+
+/// A share of poses: "1.2%"; "<0.1%" for a few, so that only none reads "0.0%".
+fn share(n: usize, of: usize) -> String {
+    let percent = 100.0 * n as f64 / of.max(1) as f64;
+    if n > 0 && percent < 0.05 {
+        "<0.1%".to_string()
+    } else {
+        format!("{percent:.1}%")
+    }
+}
+
+/// Redundant and unnecessary user exemptions, one warning each.
+fn user_warnings(rows: &[UserRow], config: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for u in rows {
+        let place = entry_place(config, u);
+        match &u.status {
+            UserStatus::Redundant(by) => out.push(format!(
+                "{place}: allow: entry {} - {} is redundant: the pair is proven `{by}`, and that row is kept",
+                u.a, u.b
+            )),
+            UserStatus::Exempt if u.unnecessary() => {
+                let primitives = if u.primitive_overlaps == 0 {
+                    "nor do their primitives".to_string()
+                } else {
+                    format!(
+                        "their primitives overlap in {} (a tighter fit, `collide lower --tight-link`, may be the better cure)",
+                        share(u.primitive_overlaps, u.poses)
+                    )
+                };
+                out.push(format!(
+                    "{place}: allow: entry {} - {} looks unnecessary: their meshes touch in none of {} sampled poses, {primitives}",
+                    u.a,
+                    u.b,
+                    acm::thousands(u.poses)
+                ));
+            }
+            UserStatus::Exempt => {}
+        }
+    }
+    out
 }
 
 fn q_text(q: &[(String, f64)]) -> String {
@@ -119,7 +322,7 @@ fn q_text(q: &[(String, f64)]) -> String {
         .join(" ")
 }
 
-pub fn summary(r: &Regenerated, started: Instant) -> String {
+pub fn summary(r: &Regenerated, user: &[UserRow], started: Instant) -> String {
     let mut out = String::new();
     let mut cats = Table::new(&["category", "pairs", "exempt"]);
     for (cat, exempt) in [
@@ -137,8 +340,17 @@ pub fn summary(r: &Regenerated, started: Instant) -> String {
         cats.row(vec![cat.into(), n.to_string(), exempt.into()]);
     }
     out += &cats.render();
+    let by_user = user
+        .iter()
+        .filter(|u| u.status == UserStatus::Exempt)
+        .count();
+    let user_note = if by_user > 0 {
+        format!(" ({by_user} by the user, without proof)")
+    } else {
+        String::new()
+    };
     out += &format!(
-        "{} pairs decided, {} exempt, in {:.2} s\n",
+        "{} pairs decided, {} exempt{user_note}, in {:.2} s\n",
         r.pairs.len(),
         r.rows.len(),
         started.elapsed().as_secs_f64()
@@ -200,6 +412,9 @@ pub fn summary(r: &Regenerated, started: Instant) -> String {
         }
         out += &t.render();
     }
+    if !user.is_empty() {
+        out += &user_table(user);
+    }
     let s = &r.sampling;
     out += &format!("\nsampling ({} seeded poses, report only):\n", s.samples);
     let mut t = Table::new(&["link a", "link b", "category", "colliding poses"]);
@@ -225,7 +440,61 @@ pub fn summary(r: &Regenerated, started: Instant) -> String {
     out
 }
 
-fn json(r: &Regenerated, m: &manifest::Manifest, started: Instant) -> serde_json::Value {
+/// The user exemptions, with how often their meshes and primitives touch.
+fn user_table(user: &[UserRow]) -> String {
+    let poses = user.iter().map(|u| u.poses).max().unwrap_or(0);
+    let mut out = format!(
+        "\nuser exemptions (the config's `allow:`, not proven; contacts on {} seeded poses):\n",
+        acm::thousands(poses)
+    );
+    let mut t = Table::new(&[
+        "link a",
+        "link b",
+        "reason",
+        "status",
+        "meshes touch",
+        "primitives overlap",
+    ]);
+    for u in user {
+        let status = match &u.status {
+            UserStatus::Exempt if u.unnecessary() => "unnecessary".to_string(),
+            UserStatus::Exempt => "exempt".to_string(),
+            UserStatus::Redundant(by) => format!("redundant ({by})"),
+        };
+        let meshes = u
+            .mesh_contacts
+            .map_or("-".to_string(), |n| share(n, u.poses));
+        t.row(vec![
+            u.a.clone(),
+            u.b.clone(),
+            u.reason.clone(),
+            status,
+            meshes,
+            share(u.primitive_overlaps, u.poses),
+        ]);
+    }
+    out += &t.render();
+    out
+}
+
+fn user_json(u: &UserRow) -> serde_json::Value {
+    let (status, by) = match &u.status {
+        UserStatus::Exempt if u.unnecessary() => ("unnecessary", None),
+        UserStatus::Exempt => ("exempt", None),
+        UserStatus::Redundant(by) => ("redundant", Some(by.clone())),
+    };
+    serde_json::json!({"a": u.a, "b": u.b, "reason": u.reason, "line": u.at.map(|(l, _)| l),
+        "status": status, "proven_as": by, "poses": u.poses,
+        "mesh_contact_poses": u.mesh_contacts, "primitive_overlap_poses": u.primitive_overlaps})
+}
+
+fn json(
+    r: &Regenerated,
+    m: &manifest::Manifest,
+    user: &[UserRow],
+    adopted: &[AllowEntry],
+    started: Instant,
+) -> serde_json::Value {
     let pairs: Vec<_> = r
         .pairs
         .iter()
@@ -273,6 +542,11 @@ fn json(r: &Regenerated, m: &manifest::Manifest, started: Instant) -> serde_json
             serde_json::json!({"a": s.a, "b": s.b, "reason": s.reason, "line": s.line, "status": status, "detail": extra})
         })
         .collect();
-    serde_json::json!({"robot": m.robot, "pairs": pairs, "srdf": srdf, "rows": m.acm.len(),
-        "seconds": started.elapsed().as_secs_f64()})
+    let user: Vec<_> = user.iter().map(user_json).collect();
+    let adopted: Vec<_> = adopted
+        .iter()
+        .map(|e| serde_json::json!({"a": e.a, "b": e.b, "reason": e.reason}))
+        .collect();
+    serde_json::json!({"robot": m.robot, "pairs": pairs, "srdf": srdf, "user": user,
+        "adopted": adopted, "rows": m.acm.len(), "seconds": started.elapsed().as_secs_f64()})
 }

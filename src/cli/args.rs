@@ -155,9 +155,19 @@ pub struct AcmArgs {
     /// Also write a MoveIt-compatible SRDF disable_collisions list.
     #[arg(long, value_name = "FILE")]
     pub srdf_out: Option<PathBuf>,
-    /// Which of the robot's SRDF rows stay exemptions: proven rows only, also unproven ones, or none.
+    /// Which of the robot's SRDF rows stay exemptions: the proven ones (exempt by their proofs anyway) or none. Rows collide cannot prove are exempt only as the config's `allow:` entries (see --adopt-srdf).
     #[arg(long, value_enum, default_value_t = KeepSrdf::Proven)]
     pub keep_srdf: KeepSrdf,
+    /// Copy the SRDF rows collide refutes or cannot prove into the robot config's `allow:` list, as user exemptions citing the SRDF's line and reason; `--adopt-srdf=LINK_A,LINK_B` adopts that row only (repeatable). robot.yaml is edited only with --write.
+    #[arg(
+        long,
+        value_name = "LINK_A,LINK_B",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "",
+        conflicts_with = "check"
+    )]
+    pub adopt_srdf: Vec<String>,
     /// Seeded sample poses for the report (never create exemptions).
     #[arg(long, default_value_t = 10_000)]
     pub samples: usize,
@@ -174,6 +184,8 @@ pub struct AcmArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum KeepSrdf {
+    /// Gone (unproven rows now go through `allow:`); kept only to say so.
+    #[value(hide = true)]
     Unproven,
     Proven,
     None,

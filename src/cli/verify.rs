@@ -62,9 +62,14 @@ fn to_text(v: &Verified) -> String {
         .min_margin_m
         .map(|m| format!(", least margin {:.1} mm", m * 1e3))
         .unwrap_or_default();
+    let user = match v.user_rows.len() {
+        0 => String::new(),
+        1 => ", 1 user exemption".to_string(),
+        n => format!(", {n} user exemptions"),
+    };
     let mut out = if v.violations.is_empty() {
         format!(
-            "{}: ok ({} links{margin}, {} ACM rows proven)\n",
+            "{}: ok ({} links{margin}, {} ACM rows proven{user})\n",
             v.manifest.display(),
             v.links,
             v.acm_rows
@@ -89,6 +94,12 @@ fn to_text(v: &Verified) -> String {
             out += &format!("  {line}\n");
         }
     }
+    if !v.user_rows.is_empty() {
+        out += "  user exemptions (robot.yaml `allow:`, not proven):\n";
+        for (a, b, reason) in &v.user_rows {
+            out += &format!("    {a} - {b}: {reason}\n");
+        }
+    }
     for w in &v.warnings {
         out += &format!("  warning: {w}\n");
     }
@@ -101,9 +112,14 @@ fn to_json(v: &Verified) -> serde_json::Value {
         .iter()
         .map(|x| serde_json::json!({"check": x.check, "subject": x.subject, "detail": x.detail}))
         .collect();
+    let user_rows: Vec<_> = v
+        .user_rows
+        .iter()
+        .map(|(a, b, reason)| serde_json::json!({"a": a, "b": b, "reason": reason}))
+        .collect();
     serde_json::json!({"manifest": v.manifest.display().to_string(), "robot": v.robot, "ok": v.violations.is_empty(),
         "violations": violations, "warnings": v.warnings, "min_margin_m": v.min_margin_m,
-        "links": v.links, "acm_rows": v.acm_rows})
+        "links": v.links, "acm_rows": v.acm_rows, "user_rows": user_rows})
 }
 
 /// Directories stand for every `manifest.yaml` below them (sorted), so a hook can pass `robots`.

@@ -1,5 +1,6 @@
 //! Readers and writers: robot descriptions, meshes, manifests, package paths.
 
+pub mod allow;
 pub mod atomic;
 pub mod manifest;
 pub mod mesh;

@@ -1,5 +1,6 @@
 //! Loading a ROBOT argument: a `.urdf`, an MJCF `.xml`, or a `robot.yaml` config.
 
+use super::allow::AllowEntry;
 use super::mjcf::{MjcfLimits, read_mjcf};
 use super::package::PackageResolver;
 use super::srdf::{Srdf, read_srdf};
@@ -23,6 +24,16 @@ pub struct RobotConfig {
     pub mjcf: Option<String>,
     #[serde(default)]
     pub rest_pose: Option<RestPoseSpec>,
+    /// Pairs exempted by decision rather than proof, each with its reason (see `io::allow`).
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub allow: Vec<AllowEntry>,
+}
+
+/// `allow:` with nothing after it is an empty list, not an error.
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Vec<AllowEntry>, D::Error> {
+    Ok(Option::<Vec<AllowEntry>>::deserialize(d)?.unwrap_or_default())
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -97,8 +108,9 @@ fn load_config(
 ) -> Result<LoadedRobot> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
-    let config: RobotConfig =
-        serde_saphyr::from_str(&text).map_err(|e| yaml_error(path, &e.to_string()))?;
+    let mut config: RobotConfig =
+        serde_saphyr::from_str(&text).map_err(|e| yaml_error(path, &e))?;
+    super::allow::locate_entries(&mut config.allow, &text);
     let mut sources = Vec::new();
     let mut resolve = |reference: &str| -> Result<PathBuf> {
         let p = resolver.resolve(reference, path, None)?;
@@ -142,7 +154,19 @@ fn load_config(
     if let Err(e) = loaded.rest_pose() {
         return Err(Error::at(path, key_line(&text, "rest_pose"), e.message));
     }
+    if let Some(c) = &loaded.config {
+        super::allow::check_entries(&c.allow, &loaded.robot, path, &text)?;
+    }
     Ok(loaded)
+}
+
+/// The `allow:` list of config `text` (at `path`), located and checked against `robot` as
+/// loading checks it: for text about to replace the config.
+pub fn allow_of_text(path: &Path, text: &str, robot: &Robot) -> Result<Vec<AllowEntry>> {
+    let mut config: RobotConfig = serde_saphyr::from_str(text).map_err(|e| yaml_error(path, &e))?;
+    super::allow::locate_entries(&mut config.allow, text);
+    super::allow::check_entries(&config.allow, robot, path, text)?;
+    Ok(config.allow)
 }
 
 /// Line and column of top-level `key:` in a YAML text.
@@ -155,10 +179,23 @@ fn key_line(text: &str, key: &str) -> Option<(u32, u32)> {
         .map(|i| (i as u32 + 1, 1))
 }
 
-/// A serde-saphyr message as `file:line:col: message` when it carries a position.
-pub fn yaml_error(path: &Path, message: &str) -> Error {
-    let first = message.lines().next().unwrap_or(message);
-    Error::at(path, None, format!("invalid YAML: {first}"))
+/// A serde-saphyr error as `file:line:col: invalid YAML: message` when it carries a position.
+pub fn yaml_error(path: &Path, e: &serde_saphyr::Error) -> Error {
+    let message = e.to_string();
+    let first = message.lines().next().unwrap_or(&message);
+    match e.location().filter(|l| l.line() > 0) {
+        Some(l) => {
+            // The position leads the line, as in every other located error.
+            let prefix = format!("error: line {} column {}: ", l.line(), l.column());
+            let text = first.strip_prefix(&prefix).unwrap_or(first);
+            Error::at(
+                path,
+                Some((l.line() as u32, l.column().max(1) as u32)),
+                format!("invalid YAML: {text}"),
+            )
+        }
+        None => Error::at(path, None, format!("invalid YAML: {first}")),
+    }
 }
 
 impl LoadedRobot {

@@ -316,6 +316,12 @@ pub fn lower(
         links,
         acm,
     };
+    // The user's exemptions (the config's `allow:`), whose pairs need no refining.
+    let user_pairs: Vec<(String, String)> = loaded
+        .config
+        .as_ref()
+        .map(|c| c.allow.iter().map(|e| (e.a.clone(), e.b.clone())).collect())
+        .unwrap_or_default();
     let refinement = match &options.refine {
         Some(r) => {
             let done = refine::refine(
@@ -324,7 +330,7 @@ pub fn lower(
                 &mut plans,
                 &truth_map,
                 &options.fit,
-                existing,
+                &user_pairs,
                 r,
             )?;
             manifest.links = planned(&fits, &plans);

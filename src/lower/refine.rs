@@ -193,9 +193,9 @@ pub struct Refinement {
 }
 
 /// The refinement's ACM: adjacent pairs (as `acm regenerate` exempts them) and
-/// the user's rows of the committed manifest. `refine` adds the pairs whose
+/// the user's exemptions (the config's `allow:` list). `refine` adds the pairs whose
 /// meshes touch on every pose.
-fn refine_acm(m: &Manifest, existing: Option<&Manifest>) -> Result<Vec<AcmEntry>> {
+fn refine_acm(m: &Manifest, user: &[(String, String)]) -> Result<Vec<AcmEntry>> {
     let mut open = m.clone();
     open.acm.clear();
     let k = load_kernel(&open)?;
@@ -210,9 +210,12 @@ fn refine_acm(m: &Manifest, existing: Option<&Manifest>) -> Result<Vec<AcmEntry>
             proof: String::new(),
         })
         .collect();
-    if let Some(old) = existing {
-        rows.extend(old.acm.iter().filter(|r| r.reason == "user").cloned());
-    }
+    rows.extend(user.iter().map(|(a, b)| AcmEntry {
+        a: a.clone(),
+        b: b.clone(),
+        reason: "user".into(),
+        proof: String::new(),
+    }));
     Ok(rows)
 }
 
@@ -352,11 +355,11 @@ pub fn refine(
     plans: &mut BTreeMap<String, LinkPlan>,
     truths: &BTreeMap<String, TriMesh>,
     fit_opts: &FitOptions,
-    existing: Option<&Manifest>,
+    user: &[(String, String)],
     options: &RefineOptions,
 ) -> Result<Refinement> {
     let mut draft = manifest.clone();
-    draft.acm = refine_acm(manifest, existing)?;
+    draft.acm = refine_acm(manifest, user)?;
     let k = load_kernel(&draft)?;
     let with_geometry = k
         .model

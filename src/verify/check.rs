@@ -1,8 +1,10 @@
 //! `collide verify`: every check a committed manifest must still pass.
 
 use super::kernel_load::load_kernel;
+use crate::acm::user::USER;
 use crate::acm::{PairDecider, Verdict, unexempted};
 use crate::error::{Error, Result};
+use crate::io::allow::AllowEntry;
 use crate::io::manifest::{self, Manifest};
 use crate::io::robot::{LoadOptions, LoadedRobot, load_robot};
 use crate::lower::{load_meshes, sha256_file, source_files, truths};
@@ -28,7 +30,10 @@ pub struct Verified {
     /// Least achieved containment margin over the links (m).
     pub min_margin_m: Option<f64>,
     pub links: usize,
+    /// Proven ACM rows (`adjacent`, `always`, `never`).
     pub acm_rows: usize,
+    /// The manifest's `user` rows (exempt by the config's `allow:`, not proven): a, b, reason.
+    pub user_rows: Vec<(String, String, String)>,
 }
 
 pub struct VerifyOptions {
@@ -84,9 +89,18 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
         warnings: Vec::new(),
         min_margin_m: None,
         links: m.links.len(),
-        acm_rows: m.acm.len(),
+        acm_rows: m.acm.iter().filter(|r| r.reason != USER).count(),
+        user_rows: m
+            .acm
+            .iter()
+            .filter(|r| r.reason == USER)
+            .map(|r| (r.a.clone(), r.b.clone(), r.proof.clone()))
+            .collect(),
     };
     let loaded = load_robot_beside(path, &options.load, "")?;
+    let allow = loaded.config.as_ref().map_or(&[][..], |c| &c.allow[..]);
+    out.violations
+        .extend(user_row_violations(&m, allow, &config_beside(path)));
 
     // A tight box's hull and DOP inside its box, as the kernel needs them: a written value
     // moved off that is a broken proof, reported like a vertex outside a capsule.
@@ -214,11 +228,9 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
         .map_init(
             || open.model.workspace(),
             |ws, row| {
-                if row.reason == "user" {
-                    return Ok(Some(format!(
-                        "ACM row {} - {} is a user exemption without proof",
-                        row.a, row.b
-                    )));
+                if row.reason == USER {
+                    // Decided, not proven: checked against the config's `allow:` above.
+                    return Ok(None);
                 }
                 let Some(pi) = decider.pair_index(&row.a, &row.b) else {
                     // A pair with a link without primitives is never checked: nothing to prove.
@@ -270,6 +282,60 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
         ));
     }
     Ok(out)
+}
+
+/// The manifest's `user` rows and the config's `allow:` entries must be the same pairs with
+/// the same reasons: a `user` row the config does not hold is an exemption nobody decided.
+fn user_row_violations(m: &Manifest, allow: &[AllowEntry], config: &Path) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let place = |e: &AllowEntry| match e.at {
+        Some((line, _)) => format!("{}:{line}", config.display()),
+        None => config.display().to_string(),
+    };
+    for row in m.acm.iter().filter(|r| r.reason == USER) {
+        let pair = format!("{} - {}", row.a, row.b);
+        let key = ordered(&row.a, &row.b);
+        match allow.iter().find(|e| e.ordered() == key) {
+            None => out.push(violation(
+                "acm",
+                pair,
+                format!(
+                    "a `user` row, but {} does not exempt the pair in its `allow:` list; add it there with its reason, or run `collide acm regenerate --write`",
+                    config.display()
+                ),
+            )),
+            Some(e) if e.reason != row.proof => out.push(violation(
+                "acm",
+                pair,
+                format!(
+                    "the `user` row's reason {:?} is not the one in {} ({:?}); run `collide acm regenerate --write`",
+                    row.proof,
+                    place(e),
+                    e.reason
+                ),
+            )),
+            Some(_) => {}
+        }
+    }
+    for e in allow {
+        let (a, b) = e.ordered();
+        // A pair proven anyway keeps its proven row (the entry is redundant, not missing).
+        if !m.acm.iter().any(|r| ordered(&r.a, &r.b) == (a, b)) {
+            out.push(violation(
+                "acm",
+                format!("{a} - {b}"),
+                format!(
+                    "exempted by {} but not in the manifest's acm block; run `collide acm regenerate --write`",
+                    place(e)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+fn ordered<'s>(a: &'s str, b: &'s str) -> (&'s str, &'s str) {
+    if a <= b { (a, b) } else { (b, a) }
 }
 
 fn describe(v: &Verdict) -> String {
