@@ -67,7 +67,8 @@ impl<'t> DepthProbe<'t> {
     /// Depths in the primitives and in the meshes of `truth` (indexed like the model's
     /// links), the lesser: a point counts only as deep as it lies in the real part. Where
     /// a link's mesh has an open component (no inside to speak of), its closed components
-    /// or, failing those, its exact hull pieces (tight primitives) stand for it.
+    /// or, failing those, the hulls of its pieces stand for it: its tight primitives' exact
+    /// hulls (a link fitted otherwise has none, and its open parts certify nothing).
     pub fn with_truth(model: &Model, truth: &'t MeshTruth) -> DepthProbe<'t> {
         DepthProbe {
             truth: Some(truth),
@@ -95,6 +96,8 @@ impl<'t> DepthProbe<'t> {
         if !truth.has_open_component(link) {
             return solid;
         }
+        // The hull of a whole mesh is no stand-in: it made the PR2's shoulder-lift
+        // `always` inside the torso's open mesh, which it never touches.
         self.links[link]
             .iter()
             .filter(|p| matches!(p, ProbePrim::Hull(Some(_))))
