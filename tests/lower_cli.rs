@@ -299,7 +299,7 @@ fn committed_ur5_records_its_refinement_reasons() {
         if l.fit.reason.starts_with("pair ") {
             refined += 1;
             assert!(
-                l.fit.reason.contains("false stops") || l.fit.reason.contains("trips at rest"),
+                l.fit.reason.contains("false stops") || l.fit.reason.contains("meshes apart"),
                 "{}: {}",
                 l.name,
                 l.fit.reason
