@@ -56,12 +56,48 @@ enum Checker {
 impl Checker {
     #[inline]
     fn depth(&self, p: V3) -> f64 {
+        self.depth_above(p, f64::NEG_INFINITY)
+    }
+
+    /// The depth when it exceeds `floor`, else some value `<= floor` (a hull stops
+    /// scanning its planes once it cannot beat `floor`).
+    #[inline]
+    fn depth_above(&self, p: V3, floor: f64) -> f64 {
         match self {
             Checker::Capsule(a, b, r) => containment::capsule_depth(*a, *b, *r, p),
             Checker::Box(c, rot, he) => containment::box_depth(*c, rot, *he, p),
-            Checker::Hull(h) => h.depth(p),
+            Checker::Hull(h) => h.depth_above(p, floor),
         }
     }
+}
+
+/// The deepest any checker holds `p`: exact (a maximum over the checkers; each one
+/// that cannot beat the best so far stops early).
+fn union_depth(checkers: &[Checker], p: V3) -> f64 {
+    deepest(checkers, &[p], 0).0
+}
+
+/// The most any one checker holds all of `points` (the largest over checkers of the
+/// least depth over the points), and which checker: exact. Checker `hint` goes first
+/// (a sub-triangle usually lies where its parent did), so the others can stop as soon
+/// as they cannot beat it.
+fn deepest(checkers: &[Checker], points: &[V3], hint: usize) -> (f64, usize) {
+    let mut best = (f64::NEG_INFINITY, hint);
+    let order = std::iter::once(hint).chain((0..checkers.len()).filter(|&i| i != hint));
+    for i in order {
+        let Some(c) = checkers.get(i) else { continue };
+        let mut m = f64::INFINITY;
+        for p in points {
+            m = m.min(c.depth_above(*p, best.0));
+            if m <= best.0 {
+                break;
+            }
+        }
+        if m > best.0 || (m.is_nan() && best.0 == f64::NEG_INFINITY) {
+            best = (m, i);
+        }
+    }
+    best
 }
 
 /// Mesh sanity: finite coordinates, indices in range.
@@ -198,16 +234,9 @@ pub fn prove(
         .enumerate()
         .map(|(i, p)| checker(i, p))
         .collect::<Result<_, _>>()?;
-    let union_depth = |p: V3| {
-        checkers
-            .iter()
-            .map(|c| c.depth(p))
-            .fold(f64::NEG_INFINITY, f64::max)
-    };
-
     let mut margin = f64::INFINITY;
     for (i, p) in mesh.vertices.iter().enumerate() {
-        let d = union_depth(*p);
+        let d = union_depth(&checkers, *p);
         if d.is_nan() || d < 0.0 {
             return Err(FitError::VertexOutside {
                 vertex: i,
@@ -279,25 +308,30 @@ pub fn prove(
 /// Subdivision proof of one triangle: pieces counted and their least depth,
 /// or the worst point found when it cannot be covered.
 fn subdivide(tri: [V3; 3], checkers: &[Checker]) -> Result<(usize, f64), (V3, f64)> {
-    let mut stack = vec![tri];
+    let mut stack = vec![(tri, 0usize)];
     let mut count = 0usize;
     let mut margin = f64::INFINITY;
-    while let Some(t) = stack.pop() {
+    while let Some((t, hint)) = stack.pop() {
         count += 1;
-        let best = checkers
+        // Held by the piece that held its parent: proven, at a margin no larger than
+        // the best piece's (the reported piece margin is a lower bound; the vertex
+        // margin, the one written, stays exact).
+        let held = t
             .iter()
-            .map(|c| t.iter().map(|p| c.depth(*p)).fold(f64::INFINITY, f64::min))
-            .fold(f64::NEG_INFINITY, f64::max);
+            .map(|p| checkers[hint].depth(*p))
+            .fold(f64::INFINITY, f64::min);
+        if held >= 0.0 {
+            margin = margin.min(held);
+            continue;
+        }
+        let (best, holder) = deepest(checkers, &t, hint);
         if best >= 0.0 {
             margin = margin.min(best);
             continue;
         }
         // A corner outside every primitive is a genuine failure.
         for p in &t {
-            let d = checkers
-                .iter()
-                .map(|c| c.depth(*p))
-                .fold(f64::NEG_INFINITY, f64::max);
+            let d = union_depth(checkers, *p);
             if d.is_nan() || d < 0.0 {
                 return Err((*p, d));
             }
@@ -316,10 +350,10 @@ fn subdivide(tri: [V3; 3], checkers: &[Checker]) -> Result<(usize, f64), (V3, f6
         let m01 = v3::lerp(t[0], t[1], 0.5);
         let m12 = v3::lerp(t[1], t[2], 0.5);
         let m20 = v3::lerp(t[2], t[0], 0.5);
-        stack.push([t[0], m01, m20]);
-        stack.push([m01, t[1], m12]);
-        stack.push([m20, m12, t[2]]);
-        stack.push([m01, m12, m20]);
+        stack.push(([t[0], m01, m20], holder));
+        stack.push(([m01, t[1], m12], holder));
+        stack.push(([m20, m12, t[2]], holder));
+        stack.push(([m01, m12, m20], holder));
     }
     Ok((count, margin))
 }

@@ -272,6 +272,20 @@ impl HullPlanes {
             .map(|(n, h)| h - v3::dot(*n, p))
             .fold(f64::INFINITY, f64::min)
     }
+
+    /// [`HullPlanes::depth`] when it exceeds `floor`; otherwise some value `<= floor`
+    /// (the scan stops at the first plane that shows it): for a maximum over several
+    /// hulls, where a hull that cannot beat the best so far need not be finished.
+    pub fn depth_above(&self, p: V3, floor: f64) -> f64 {
+        let mut d = f64::INFINITY;
+        for (n, h) in &self.planes {
+            d = d.min(h - v3::dot(*n, p));
+            if d <= floor {
+                return d;
+            }
+        }
+        d
+    }
 }
 
 #[cfg(test)]
