@@ -548,3 +548,75 @@ fn keep_srdf_unproven_points_to_adopt_srdf() {
         text(&out.stderr)
     );
 }
+
+// `always` is proven on the links' real geometry (their meshes), not on the primitives
+// around them.
+
+#[test]
+fn two_boxes_that_stay_overlapping_are_always_with_the_common_ball_of_the_meshes() {
+    let (_d, config) = scratch("acm_boxes.urdf", None);
+    let r = regenerate(&config, &["--write"]);
+    let p = pair(&r, "base", "top");
+    assert_eq!(p["category"], "always", "{p}");
+    // The ball at the origin lies 0.05 m deep in top's cube (the mesh; its box primitive
+    // adds a millimetre of headroom that must not count).
+    let proof = p["proof"].as_str().unwrap();
+    let mm: f64 = proof
+        .trim_end_matches(" mm")
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((49.0..=50.05).contains(&mm), "{proof}");
+    assert!(p.get("primitives_always").is_none(), "{p}");
+}
+
+#[test]
+fn primitives_that_overlap_everywhere_around_meshes_that_never_meet_stay_checked() {
+    let (_d, config) = scratch("acm_shell.urdf", None);
+    let r = regenerate(&config, &["--write"]);
+    let p = pair(&r, "core", "shell");
+    assert_ne!(p["category"], "always", "{p}");
+    // The primitives' certificate is kept as a diagnostic, not an exemption.
+    let diag = p["primitives_always"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{p}"));
+    assert!(diag.contains("fixed point"), "{diag}");
+    let manifest = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
+    assert!(
+        !manifest.contains("{a: core, b: shell"),
+        "a primitive-only `always` became an exemption"
+    );
+    // The written manifest verifies.
+    common::collide_ok(&[
+        "verify",
+        config.with_file_name("manifest.yaml").to_str().unwrap(),
+    ]);
+}
+
+#[test]
+fn verify_rejects_an_always_row_the_meshes_do_not_support() {
+    let (_d, config) = scratch("acm_shell.urdf", None);
+    regenerate(&config, &["--write"]);
+    let path = config.with_file_name("manifest.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // What the primitives alone would have proven, written in by hand.
+    let row = "  - {a: core, b: shell, reason: always, proof: \"fixed point where 2 joint axes meet, common ball 50.0 mm\"}\n";
+    let at = text.find("acm:\n").expect("an acm block") + "acm:\n".len();
+    let tampered = format!("{}{row}{}", &text[..at], &text[at..]);
+    std::fs::write(&path, tampered).unwrap();
+    let out = common::collide()
+        .args(["verify", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("core - shell"), "{text}");
+}

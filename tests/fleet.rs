@@ -140,8 +140,7 @@ fn always_rows_touch_on_the_meshes_at_sampled_configurations() {
     use collide::io::robot::{LoadOptions, load_robot};
     use collide::lower::{load_meshes, truths};
     use collide::sweep::mesh_truth::MeshTruth;
-    use collide::sweep::poses::uniform_q;
-    use collide::sweep::truth::Placement;
+    use collide::sweep::truth::PoseScratch;
     use collide::verify::kernel_load::load_kernel;
     let mut rows_checked = 0;
     for dir in fleet() {
@@ -160,19 +159,13 @@ fn always_rows_touch_on_the_meshes_at_sampled_configurations() {
         let meshes = truths(&loaded.robot, &cache).unwrap().into_iter().collect();
         let k = load_kernel(&m).unwrap();
         let truth = MeshTruth::new(&k.link_names, &meshes);
-        let mut ws = k.model.workspace();
-        let mut q = vec![0.0; k.model.dof()];
+        let mut s = PoseScratch::new(&k.model);
         for i in 0..200 {
-            uniform_q(&k.model, 11, i, &mut q);
-            k.model.fk(&q, &mut ws);
-            let place = |l: usize| {
-                let (rot, pos) = ws.link_pose(l);
-                Placement { rot, pos }
-            };
+            s.pose(&k.model, 11, i);
             for (a, b) in &rows {
                 let (ia, ib) = (k.link_index[a], k.link_index[b]);
                 assert!(
-                    truth.touching(ia, &place(ia), ib, &place(ib)),
+                    truth.touching(ia, &s.place[ia], ib, &s.place[ib]),
                     "{}: always row {a} - {b} apart on the meshes at configuration {i}",
                     dir.display()
                 );

@@ -26,7 +26,7 @@ use crate::io::manifest::{self, AcmEntry, Manifest};
 use crate::kernel::Model;
 use crate::sweep::mesh_truth::{self, Judgement, MeshContacts, MeshTruth};
 use crate::sweep::poses::uniform_q;
-use crate::sweep::truth::Placement;
+use crate::sweep::truth::placements;
 use crate::verify::kernel_load::{LoadedKernel, load_kernel};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -348,6 +348,11 @@ fn offenders(
     out
 }
 
+/// A change's links and levels, without the reasons: what the budget judged.
+fn change_key(change: &[(String, Level, String)]) -> Vec<(String, Level)> {
+    change.iter().map(|(n, l, _)| (n.clone(), *l)).collect()
+}
+
 /// Refines `fits` and their `plans` in place; `manifest` is the draft built from
 /// them (joints, rest pose, margin).
 pub fn refine(
@@ -416,12 +421,7 @@ pub fn refine(
     let rest_q = k.q_from(&manifest.rest_pose.q);
     let mut ws = k.model.workspace();
     k.model.fk(&rest_q, &mut ws);
-    let place: Vec<Placement> = (0..k.model.n_links())
-        .map(|i| {
-            let (rot, pos) = ws.link_pose(i);
-            Placement { rot, pos }
-        })
-        .collect();
+    let place = placements(&ws, k.model.n_links());
     let rest_touching = pairs
         .iter()
         .copied()
@@ -501,8 +501,7 @@ pub fn refine(
                     group.push((name, level, why.clone()));
                 }
             }
-            let key: Vec<(String, Level)> = group.iter().map(|(n, l, _)| (n.clone(), *l)).collect();
-            if !group.is_empty() && !unaffordable.contains(&key) {
+            if !group.is_empty() && !unaffordable.contains(&change_key(&group)) {
                 if stops != usize::MAX {
                     worst.get_or_insert(stops);
                 }
@@ -541,11 +540,7 @@ pub fn refine(
                 tries.push(hulls);
             }
         }
-        tries.retain(|change| {
-            let key: Vec<(String, Level)> =
-                change.iter().map(|(n, l, _)| (n.clone(), *l)).collect();
-            !unaffordable.contains(&key)
-        });
+        tries.retain(|change| !unaffordable.contains(&change_key(change)));
         let mut accepted = None;
         for change in tries {
             // A link's fit at a level is the same in every try: fitted once.
@@ -587,7 +582,7 @@ pub fn refine(
                 accepted = Some((change, refits, trial, kt, m, j));
                 break;
             }
-            unaffordable.insert(change.iter().map(|(n, l, _)| (n.clone(), *l)).collect());
+            unaffordable.insert(change_key(&change));
         }
         let Some((change, refits, trial, kt, m, j)) = accepted else {
             // Every try passed the budget and is remembered: the next round looks

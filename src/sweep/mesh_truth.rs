@@ -24,7 +24,7 @@
 
 use super::Timing;
 use super::poses::uniform_q;
-use super::truth::Placement;
+use super::truth::{Placement, PoseScratch};
 use crate::geom::mesh::TriMesh;
 use crate::kernel::Model;
 use crate::kernel::vec3::{Mat3, V3};
@@ -583,26 +583,10 @@ pub fn mesh_contacts_with_progress(
     let contacts = (0..poses)
         .into_par_iter()
         .map_init(
-            || {
-                (
-                    model.workspace(),
-                    vec![0.0; model.dof()],
-                    vec![
-                        Placement {
-                            rot: [[0.0; 3]; 3],
-                            pos: [0.0; 3],
-                        };
-                        model.n_links()
-                    ],
-                )
-            },
-            |(ws, q, place), i| {
-                uniform_q(model, seed, i as u64, q);
-                model.fk(q, ws);
-                for (li, p) in place.iter_mut().enumerate() {
-                    let (rot, pos) = ws.link_pose(li);
-                    *p = Placement { rot, pos };
-                }
+            || PoseScratch::new(model),
+            |s, i| {
+                s.pose(model, seed, i as u64);
+                let place = &s.place;
                 let touching: Vec<(u32, u32)> = pairs
                     .iter()
                     .copied()

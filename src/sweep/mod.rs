@@ -47,7 +47,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use truth::{Contact, Placement, TruthLink};
+use truth::{Contact, PoseScratch, TruthLink};
 
 /// Default pose count and seed of `collide sweep`.
 pub const DEFAULT_POSES: usize = 3000;
@@ -520,26 +520,10 @@ impl Prepared {
         let details: Vec<HullPose> = (0..poses)
             .into_par_iter()
             .map_init(
-                || {
-                    (
-                        model.workspace(),
-                        vec![0.0; model.dof()],
-                        vec![
-                            Placement {
-                                rot: [[0.0; 3]; 3],
-                                pos: [0.0; 3]
-                            };
-                            model.n_links()
-                        ],
-                    )
-                },
-                |(ws, q, place), i| {
-                    poses::uniform_q(model, seed, i as u64, q);
-                    model.fk(q, ws);
-                    for (li, p) in place.iter_mut().enumerate() {
-                        let (rot, pos) = ws.link_pose(li);
-                        *p = Placement { rot, pos };
-                    }
+                || PoseScratch::new(model),
+                |s, i| {
+                    s.pose(model, seed, i as u64);
+                    let place = &s.place;
                     let mut contacts = Vec::new();
                     for (k, &(a, b)) in pairs.iter().enumerate() {
                         let (Some(ta), Some(tb)) = (&self.truth[a], &self.truth[b]) else {

@@ -275,6 +275,47 @@ pub struct Placement {
     pub pos: V3,
 }
 
+/// Every link's placement after [`crate::kernel::Model::fk`] into `ws`.
+pub fn placements(ws: &crate::kernel::Workspace, n_links: usize) -> Vec<Placement> {
+    let mut out = Vec::with_capacity(n_links);
+    fill_placements(ws, &mut out, n_links);
+    out
+}
+
+/// [`placements`] into a reused buffer.
+pub fn fill_placements(ws: &crate::kernel::Workspace, out: &mut Vec<Placement>, n_links: usize) {
+    out.clear();
+    out.extend((0..n_links).map(|i| {
+        let (rot, pos) = ws.link_pose(i);
+        Placement { rot, pos }
+    }));
+}
+
+/// A thread's buffers for judging seeded poses: the kernel workspace, the joint vector and
+/// every link's placement.
+pub struct PoseScratch {
+    pub ws: crate::kernel::Workspace,
+    pub q: Vec<f64>,
+    pub place: Vec<Placement>,
+}
+
+impl PoseScratch {
+    pub fn new(model: &crate::kernel::Model) -> PoseScratch {
+        PoseScratch {
+            ws: model.workspace(),
+            q: vec![0.0; model.dof()],
+            place: Vec::with_capacity(model.n_links()),
+        }
+    }
+
+    /// Seeded pose `index` of `seed`: its joint values, FK and every link's placement.
+    pub fn pose(&mut self, model: &crate::kernel::Model, seed: u64, index: u64) {
+        super::poses::uniform_q(model, seed, index, &mut self.q);
+        model.fk(&self.q, &mut self.ws);
+        fill_placements(&self.ws, &mut self.place, model.n_links());
+    }
+}
+
 impl Placement {
     #[inline]
     pub fn apply(&self, p: V3) -> V3 {
