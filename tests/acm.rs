@@ -11,7 +11,20 @@ fn scratch(urdf: &str, srdf: Option<&str>) -> (tempfile::TempDir, PathBuf) {
 
 /// [`scratch`] with `extra` appended to the robot config (an `allow:` list).
 fn scratch_with(urdf: &str, srdf: Option<&str>, extra: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = common::scratch_files(&[&format!("tests/robots/{urdf}")]);
+    scratch_full(urdf, &[], srdf, extra)
+}
+
+/// [`scratch_with`] with `meshes` (file names under tests/meshes) beside the URDF.
+fn scratch_full(
+    urdf: &str,
+    meshes: &[&str],
+    srdf: Option<&str>,
+    extra: &str,
+) -> (tempfile::TempDir, PathBuf) {
+    let mut files = vec![format!("tests/robots/{urdf}")];
+    files.extend(meshes.iter().map(|m| format!("tests/meshes/{m}")));
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let dir = common::scratch_files(&files);
     let mut config = format!("name: {}\nurdf: {urdf}\n", urdf.trim_end_matches(".urdf"));
     if let Some(text) = srdf {
         std::fs::write(dir.path().join("robot.srdf"), text).unwrap();
@@ -583,6 +596,9 @@ fn primitives_that_overlap_everywhere_around_meshes_that_never_meet_stay_checked
         .as_str()
         .unwrap_or_else(|| panic!("{p}"));
     assert!(diag.contains("fixed point"), "{diag}");
+    // Measured on the meshes: they never touch.
+    assert_eq!(p["mesh_contacts"]["touching"], 0, "{p}");
+    assert_eq!(p["mesh_contacts"]["poses"], 300, "{p}");
     let manifest = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
     assert!(
         !manifest.contains("{a: core, b: shell"),
@@ -619,4 +635,30 @@ fn verify_rejects_an_always_row_the_meshes_do_not_support() {
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("core - shell"), "{text}");
+}
+
+#[test]
+fn an_open_mesh_inside_a_solid_everywhere_is_always_by_its_vertices() {
+    let (_d, config) = scratch_full("acm_open.urdf", &["open_patch.obj"], None, "");
+    let r = regenerate(&config, &["--write"]);
+    // No ball fits in the open patch; its vertices stay 0.11 m deep in the palm, less what
+    // the joints move them over each box.
+    let p = pair(&r, "near", "palm");
+    assert_eq!(p["category"], "always", "{p}");
+    let proof = p["proof"].as_str().unwrap();
+    assert!(proof.contains("branch and bound"), "{proof}");
+    let mm = proof_mm(proof);
+    assert!(mm > 0.0 && mm <= 150.0, "{proof}");
+    // The far patch leaves the palm at j_far = 0: checked, and the report says where.
+    let p = pair(&r, "far", "palm");
+    assert_eq!(p["category"], "can collide", "{p}");
+    let why = p["always_on_meshes_failed"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{p}"));
+    assert!(why.contains("the meshes are apart there"), "{why}");
+    assert!(why.contains("j_far=0.000"), "{why}");
+    common::collide_ok(&[
+        "verify",
+        config.with_file_name("manifest.yaml").to_str().unwrap(),
+    ]);
 }

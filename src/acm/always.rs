@@ -6,16 +6,18 @@
 //! * a box search, for links whose joints turn about distinct axes (a knee and an ankle-roll
 //!   link through a small ankle-pitch link, a finger inside a hand's safety box): the joint
 //!   intervals between the two links are split into boxes; at each box centre a point `p`
-//!   lies in one link's primitives and at depth `r` in the other's (depths evaluated
-//!   exactly), and two points at `p`, one fixed in each link, come less than `r` apart
-//!   anywhere in the box ([`PairChain::point_motion_bound`]). The ball of radius `r` fixed in
-//!   the second link stays inside it, and the point fixed in the first (a point of the first
-//!   link) stays inside that ball, so the links share a point at every configuration of the
-//!   box.
+//!   of one link (inside it, or a vertex of its mesh) lies at depth `r` in the other
+//!   (depths evaluated exactly), and two points at `p`, one fixed in each link, come less
+//!   than `r` apart anywhere in the box ([`PairChain::point_motion_bound`]). The ball of
+//!   radius `r` fixed in the second link stays inside it, and the point fixed in the first
+//!   (a point of the first link) stays inside that ball, so the links share a point at every
+//!   configuration of the box. A mesh vertex serves where no ball fits: an open mesh (a
+//!   finger shell) bounds no solid. A box whose centre has no such point ends the search
+//!   ([`BoxFailure`] says where, for the report).
 
 use super::chain::PairChain;
 use super::never::dof_range;
-use super::witness::{ProbePrim, common_point};
+use super::witness::{ProbePrim, common_ball, surface_point};
 use crate::kernel::model::{JointKind, Model};
 use crate::kernel::vec3::{V3, add, cross, mul_mv, norm, scale, sub};
 use crate::kernel::{Workspace, vec3::Mat3};
@@ -227,7 +229,7 @@ fn most_room(
 /// comes apart is refused within a few boxes whatever the budget; the budget bounds the
 /// pairs that overlap everywhere but need fine boxes, and the ones the search cannot decide.
 const BOX_WORK: usize = 4 * MAX_BOXES;
-const MAX_BOXES: usize = 16_384;
+const MAX_BOXES: usize = 32_768;
 const MIN_BOXES: usize = 1_024;
 
 /// The most boxes the search may use for links `a` and `b` (see `BOX_WORK`).
@@ -252,11 +254,27 @@ pub struct BoxCertificate {
     pub min_room: f64,
 }
 
+/// Why a box search did not certify a pair.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BoxFailure {
+    /// At the centre `q` (the chain's dofs, in order) of box number `boxes`, no shared point
+    /// was found: the links may come apart there.
+    Apart { boxes: usize, q: Vec<f64> },
+    /// The budget of `boxes` boxes ran out; `lo`..`hi` is the coarsest box still open and
+    /// `room` its best room (negative: its shared point may leave the other link).
+    Budget {
+        boxes: usize,
+        lo: Vec<f64>,
+        hi: Vec<f64>,
+        room: f64,
+    },
+}
+
 /// The box search (see the module docs) for links `a`, `b` over the dofs in `chain`, the
-/// other dofs at `base`; at most `budget` boxes. `None` at the first box centre without a
-/// certified common point (the links may come apart), or when the budget runs out. Boxes
-/// are visited breadth first, so the joint space is sampled coarse to fine and a pair that
-/// does come apart is usually refused within a few boxes.
+/// other dofs at `base`; at most `budget` boxes. Fails at the first box centre without a
+/// shared point (the links may come apart), or when the budget runs out. Boxes are visited
+/// breadth first, so the joint space is sampled coarse to fine and a pair that does come
+/// apart is usually refused within a few boxes.
 pub fn certify_by_boxes(
     model: &Model,
     probe: &DepthProbe,
@@ -265,29 +283,60 @@ pub fn certify_by_boxes(
     chain: &PairChain,
     base: &[f64],
     budget: usize,
-) -> Option<BoxCertificate> {
+) -> Result<BoxCertificate, BoxFailure> {
     let n = chain.dofs.len();
-    if n == 0 {
-        return None;
-    }
     let mut q = base.to_vec();
     let root: (Vec<f64>, Vec<f64>) = chain.dofs.iter().map(|&d| dof_range(model, d)).unzip();
-    let mut queue = VecDeque::from([root]);
+    if n == 0 {
+        return Err(BoxFailure::Apart {
+            boxes: 0,
+            q: Vec::new(),
+        });
+    }
+    // Open boxes, each with the room its parent had (the coarsest first).
+    let mut queue = VecDeque::from([(root, f64::NEG_INFINITY)]);
     let mut boxes = 0;
     let mut min_room = f64::INFINITY;
-    while let Some((lo, hi)) = queue.pop_front() {
+    while let Some(((lo, hi), parent_room)) = queue.pop_front() {
         if boxes >= budget {
-            return None;
+            return Err(BoxFailure::Budget {
+                boxes,
+                lo,
+                hi,
+                room: parent_room,
+            });
         }
         boxes += 1;
         for i in 0..n {
             q[chain.dofs[i]] = 0.5 * (lo[i] + hi[i]);
         }
         model.fk_partial(&q, ws, &chain.posed_links, &chain.prims);
-        let (deepest, _) = common_point(probe, ws, a, b)?;
         let half: Vec<f64> = (0..n).map(|i| 0.5 * (hi[i] - lo[i])).collect();
         let motion = |half: &[f64], p: V3| chain.point_motion_bound(model, ws, half, p);
-        let (point, room) = most_room(probe, ws, (a, b), deepest, |p| motion(&half, p));
+        let ball = common_ball(probe, ws, a, b)
+            .map(|(deepest, _)| most_room(probe, ws, (a, b), deepest, |p| motion(&half, p)));
+        // A mesh vertex, where no ball fits or the ball's room ran out.
+        let surface = match ball {
+            Some((_, room)) if room > 0.0 => None,
+            _ => surface_point(probe, ws, (a, b), |p| motion(&half, p), f64::NEG_INFINITY),
+        };
+        // Neither a shared ball nor a vertex inside the other at the centre: the links may
+        // come apart here.
+        let (point, room) = match (ball, surface) {
+            (Some(x), Some(y)) => {
+                if y.1 > x.1 {
+                    y
+                } else {
+                    x
+                }
+            }
+            (Some(x), None) => x,
+            (None, Some(y)) if y.1 + motion(&half, y.0) > 0.0 => y,
+            _ => {
+                let q = chain.dofs.iter().map(|&d| q[d]).collect();
+                return Err(BoxFailure::Apart { boxes, q });
+            }
+        };
         if room > 0.0 {
             min_room = min_room.min(room);
             continue;
@@ -304,9 +353,9 @@ pub fn certify_by_boxes(
         let at = (0..n)
             .max_by(|&i, &j| loss[i].total_cmp(&loss[j]).then(j.cmp(&i)))
             .expect("n > 0");
-        queue.extend(PairChain::halve(lo, hi, at));
+        queue.extend(PairChain::halve(lo, hi, at).map(|b| (b, room)));
     }
-    Some(BoxCertificate { boxes, min_room })
+    Ok(BoxCertificate { boxes, min_room })
 }
 
 #[cfg(test)]

@@ -83,10 +83,17 @@ pub struct PairResult {
     pub a: String,
     pub b: String,
     pub verdict: Verdict,
-    /// Set when the pair is checked although its primitives overlap at every
-    /// configuration (the proof on them): the meshes inside do not, so the primitives are
-    /// loose there. A diagnostic for the report, never an exemption.
+    /// Set when the pair is checked although its primitives overlap at every configuration
+    /// (their proof), or in every sampled pose: the meshes inside do not, so the primitives
+    /// are loose there, or `always` on the meshes is unproven (`truth_search` says where it
+    /// stopped). A diagnostic for the report, never an exemption.
     pub primitive_always: Option<String>,
+    /// Why `always` failed on the truth, when it was tried: where the search found the
+    /// links apart, or the box left open when its budget ran out.
+    pub truth_search: Option<String>,
+    /// Of `poses` seeded poses, in how many the pair's meshes touch (within the margin):
+    /// measured for the pairs with `primitive_always` (the report's evidence).
+    pub mesh_contacts: Option<(usize, usize)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -116,7 +123,14 @@ pub struct Regenerated {
     pub pairs: Vec<PairResult>,
     pub srdf: Vec<SrdfRow>,
     pub sampling: sampling::SampleReport,
+    /// The links' meshes (with the manifest's margin), when they were given: what `always`
+    /// was proven on, kept for measuring contact rates.
+    pub truth: Option<MeshTruth>,
 }
+
+/// Seeded poses on which the meshes of pairs whose primitives alone overlap everywhere are
+/// measured (the report's evidence; the sampling report's first poses).
+const LOOSE_PAIR_POSES: usize = 1000;
 
 /// 1 -> "1 box", 4812 -> "4,812 boxes".
 pub fn count_boxes(n: usize) -> String {
@@ -210,6 +224,7 @@ pub struct PairDecider<'k> {
     /// Depths in the primitives alone, for the diagnostic of pairs whose primitives
     /// overlap everywhere while their meshes do not (set only with a truth).
     primitive_probe: Option<always::DepthProbe<'k>>,
+    truth: Option<&'k MeshTruth>,
     base: Vec<f64>,
     margin: f64,
     budget: usize,
@@ -249,6 +264,7 @@ impl<'k> PairDecider<'k> {
                 None => always::DepthProbe::new(model),
             },
             primitive_probe: truth.map(|_| always::DepthProbe::new(model)),
+            truth,
             base,
             margin,
             budget,
@@ -285,7 +301,7 @@ impl<'k> PairDecider<'k> {
                 .any(|p| matches!(p, Primitive::Tight(_)))
         };
         let both_tight = is_tight(a) && is_tight(b);
-        let verdict = self.verdict(ws, pi, a, b, both_tight);
+        let (verdict, truth_search) = self.verdict(ws, pi, a, b, both_tight);
         let primitive_always = match verdict {
             Verdict::Reaches { .. } | Verdict::Unproven { .. } if !both_tight => {
                 self.primitive_always(ws, a, b, &verdict)
@@ -297,6 +313,8 @@ impl<'k> PairDecider<'k> {
             b: nb,
             verdict,
             primitive_always,
+            truth_search,
+            mesh_contacts: None,
         }
     }
 
@@ -307,7 +325,7 @@ impl<'k> PairDecider<'k> {
         a: usize,
         b: usize,
         both_tight: bool,
-    ) -> Verdict {
+    ) -> (Verdict, Option<String>) {
         let model = &self.k.model;
         let links = model.links();
         let chain = chain::PairChain::new(model, a, b);
@@ -316,31 +334,37 @@ impl<'k> PairDecider<'k> {
             .iter()
             .find(|&&(x, y, _)| (x, y) == (a.min(b), a.max(b)))
         {
-            return Verdict::Adjacent(match how {
-                Adjacency::Rigid => "rigidly joined: fixed joints only".to_string(),
-                Adjacency::Joint => {
-                    let names: Vec<&str> = chain
-                        .path_joints
-                        .iter()
-                        .map(|&j| links[j].joint.name.as_str())
-                        .collect();
-                    format!("joined by joint {}", names.join(", "))
-                }
-            });
+            return (
+                Verdict::Adjacent(match how {
+                    Adjacency::Rigid => "rigidly joined: fixed joints only".to_string(),
+                    Adjacency::Joint => {
+                        let names: Vec<&str> = chain
+                            .path_joints
+                            .iter()
+                            .map(|&j| links[j].joint.name.as_str())
+                            .collect();
+                        format!("joined by joint {}", names.join(", "))
+                    }
+                }),
+                None,
+            );
         }
         // Two refined links are re-asked of their hulls by the kernel: never exempt them as always.
         if !both_tight && let Some(proof) = self.fixed_point_always(&self.probe, ws, a, b, &chain) {
-            return Verdict::Always(proof);
+            return (Verdict::Always(proof), None);
         }
         match branch_and_bound(model, ws, pi, &chain, &self.base, self.margin, self.budget) {
             BoundOutcome::Never {
                 boxes,
                 min_lower_bound,
-            } => Verdict::Never(format!(
-                "branch and bound, {}, min lower bound {:.2} mm",
-                count_boxes(boxes),
-                min_lower_bound * 1e3
-            )),
+            } => (
+                Verdict::Never(format!(
+                    "branch and bound, {}, min lower bound {:.2} mm",
+                    count_boxes(boxes),
+                    min_lower_bound * 1e3
+                )),
+                None,
+            ),
             BoundOutcome::Reaches {
                 mut q,
                 mut distance,
@@ -362,21 +386,29 @@ impl<'k> PairDecider<'k> {
                 }
                 // Overlapping where first met: perhaps everywhere, through joints with no common
                 // fixed point. Same rule as above for two refined links.
-                if overlap.is_some()
-                    && !both_tight
-                    && let Some(proof) =
-                        self.moving_always(&self.probe, ws, a, b, &chain, self.budget)
-                {
-                    return Verdict::Always(proof);
-                }
+                let truth_search = if both_tight {
+                    None
+                } else if overlap.is_none() {
+                    Some("no shared point of the parts where the kernel first met them, nor at the deepest seeded pose".to_string())
+                } else {
+                    match self.moving_always(&self.probe, ws, a, b, &chain, self.budget) {
+                        Ok(proof) => return (Verdict::Always(proof), None),
+                        Err(why) => Some(why),
+                    }
+                };
                 let named = self.k.dof_names.iter().cloned().zip(q).collect();
-                Verdict::Reaches {
-                    q: named,
-                    distance,
-                    overlap,
-                }
+                (
+                    Verdict::Reaches {
+                        q: named,
+                        distance,
+                        overlap,
+                    },
+                    truth_search,
+                )
             }
-            BoundOutcome::Unproven { boxes, closest, .. } => Verdict::Unproven { boxes, closest },
+            BoundOutcome::Unproven { boxes, closest, .. } => {
+                (Verdict::Unproven { boxes, closest }, None)
+            }
         }
     }
 
@@ -433,7 +465,7 @@ impl<'k> PairDecider<'k> {
         b: usize,
         chain: &chain::PairChain,
         max_boxes: usize,
-    ) -> Option<String> {
+    ) -> std::result::Result<String, String> {
         let c = always::certify_by_boxes(
             &self.k.model,
             probe,
@@ -442,12 +474,71 @@ impl<'k> PairDecider<'k> {
             chain,
             &self.base,
             max_boxes.min(always::box_budget(probe, a, b)),
-        )?;
-        Some(format!(
+        )
+        .map_err(|f| self.describe_failure(ws, (a, b), chain, &f))?;
+        Ok(format!(
             "overlap at every configuration: branch and bound, {}, shared point depth >= {}",
             count_boxes(c.boxes),
             small_length(c.min_room)
         ))
+    }
+
+    /// A box search's failure in words, joints by name (radians, or metres for a slider).
+    /// Where the box found no shared point, the meshes are asked too: apart there, it is a
+    /// configuration refuting `always` on them.
+    fn describe_failure(
+        &self,
+        ws: &mut crate::kernel::Workspace,
+        (a, b): (usize, usize),
+        chain: &chain::PairChain,
+        f: &always::BoxFailure,
+    ) -> String {
+        let name = |i: usize| self.k.dof_names[chain.dofs[i]].as_str();
+        match f {
+            always::BoxFailure::Apart { boxes, q } => {
+                let at: Vec<String> = q
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| format!("{}={v:.3}", name(i)))
+                    .collect();
+                let meshes = self.truth.map_or("", |t| {
+                    let mut full = self.base.clone();
+                    for (i, v) in q.iter().enumerate() {
+                        full[chain.dofs[i]] = *v;
+                    }
+                    self.k.model.fk(&full, ws);
+                    let p = crate::sweep::truth::placements(ws, self.k.model.n_links());
+                    if t.touching(a, &p[a], b, &p[b]) {
+                        " (the meshes touch there)"
+                    } else {
+                        " (the meshes are apart there)"
+                    }
+                });
+                format!(
+                    "no shared point at the centre of box {boxes}{meshes}: {}",
+                    at.join(", ")
+                )
+            }
+            always::BoxFailure::Budget {
+                boxes,
+                lo,
+                hi,
+                room,
+            } => {
+                let open: Vec<String> = lo
+                    .iter()
+                    .zip(hi)
+                    .enumerate()
+                    .map(|(i, (l, h))| format!("{} [{l:.3}, {h:.3}]", name(i)))
+                    .collect();
+                format!(
+                    "budget of {} spent; box left open: {} (room {})",
+                    count_boxes(*boxes),
+                    open.join(", "),
+                    small_length(*room)
+                )
+            }
+        }
     }
 
     /// For a pair the truth does not make `always`: whether its primitives alone would be
@@ -471,6 +562,7 @@ impl<'k> PairDecider<'k> {
         self.k.model.fk(&q, ws);
         witness::common_point(probe, ws, a, b)?;
         self.moving_always(probe, ws, a, b, &chain, DIAGNOSTIC_BOXES)
+            .ok()
     }
 }
 
@@ -484,8 +576,40 @@ pub fn regenerate(
     truths: Option<&BTreeMap<String, TriMesh>>,
 ) -> Result<Regenerated> {
     let k = unexempted_kernel(m)?;
-    let truth = truths.map(|t| MeshTruth::new(&k.link_names, t));
-    let pairs = PairDecider::new(&k, m.margin_m, options.budget, truth.as_ref()).decide_all();
+    let truth = truths.map(|t| MeshTruth::new(&k.link_names, t).with_margin(m.margin_m));
+    let mut pairs = PairDecider::new(&k, m.margin_m, options.budget, truth.as_ref()).decide_all();
+    let sampling = sampling::sample(&k, m, options.samples, options.seed);
+    if let Some(t) = &truth {
+        // The pairs whose meshes may touch everywhere: their primitives do (proven, or in
+        // every sampled pose).
+        let everywhere: Vec<(&str, &str)> = sampling
+            .colliding
+            .iter()
+            .filter(|(_, _, n)| *n == options.samples)
+            .map(|(a, b, _)| (a.as_str(), b.as_str()))
+            .collect();
+        for p in pairs.iter_mut() {
+            if p.primitive_always.is_none()
+                && p.truth_search.is_some()
+                && everywhere.contains(&(p.a.as_str(), p.b.as_str()))
+            {
+                p.primitive_always =
+                    Some(format!("overlap in all {} sampled poses", options.samples));
+            }
+        }
+        let poses = LOOSE_PAIR_POSES.min(options.samples);
+        let loose: Vec<(usize, usize)> = pairs
+            .iter()
+            .filter(|p| p.primitive_always.is_some())
+            .map(|p| (k.link_index[&p.a], k.link_index[&p.b]))
+            .collect();
+        let contacts =
+            crate::sweep::mesh_truth::mesh_contacts(&k.model, t, &loose, poses, options.seed);
+        for p in pairs.iter_mut().filter(|p| p.primitive_always.is_some()) {
+            let n = contacts.count(k.link_index[&p.a], k.link_index[&p.b]);
+            p.mesh_contacts = Some((n, poses));
+        }
+    }
     let with_geometry = |name: &str| {
         k.link_index
             .get(name)
@@ -546,12 +670,12 @@ pub fn regenerate(
         .collect();
     rows.sort_by(|x, y| (&x.a, &x.b).cmp(&(&y.a, &y.b)));
     rows.dedup_by(|x, y| x.a == y.a && x.b == y.b);
-    let sampling = sampling::sample(&k, m, options.samples, options.seed);
     Ok(Regenerated {
         rows,
         pairs,
         srdf: srdf_rows,
         sampling,
+        truth,
     })
 }
 

@@ -7,12 +7,11 @@
 
 use super::{SrdfRow, SrdfStatus};
 use crate::error::{Error, Result};
-use crate::geom::mesh::TriMesh;
 use crate::io::allow::AllowEntry;
 use crate::io::manifest::{AcmEntry, Manifest};
 use crate::sweep::mesh_truth::{MeshTruth, mesh_contacts};
 use crate::verify::kernel_load::load_kernel;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The manifest's `reason` of a user row.
@@ -106,15 +105,13 @@ pub fn merge(
     Ok(out)
 }
 
-/// How to read the meshes for [`measure`].
 /// Fills in each exempt row's contact counts on `poses` seeded poses (the poses of the ACM's
-/// sampling report with the same `seed`): meshes from `robot`, only the links the rows name
-/// (so a large robot costs what its user rows cost); primitive overlaps from `overlaps`, the
-/// sampling report's `(a, b, poses)` list.
+/// sampling report with the same `seed`), on `truth` (the manifest's links, with its margin);
+/// primitive overlaps from `overlaps`, the sampling report's `(a, b, poses)` list.
 pub fn measure(
     user: &mut [UserRow],
     m: &Manifest,
-    meshes: &BTreeMap<String, TriMesh>,
+    truth: &MeshTruth,
     overlaps: &[(String, String, usize)],
     poses: usize,
     seed: u64,
@@ -133,20 +130,13 @@ pub fn measure(
         return Ok(());
     }
     let k = load_kernel(m)?;
-    let truth = MeshTruth::new(&k.link_names, meshes).with_margin(m.margin_m);
     let pairs: Vec<(usize, usize)> = exempt
         .iter()
         .map(|&i| (k.link_index[&user[i].a], k.link_index[&user[i].b]))
         .collect();
-    let contacts = mesh_contacts(&k.model, &truth, &pairs, poses, seed);
+    let contacts = mesh_contacts(&k.model, truth, &pairs, poses, seed);
     for (&i, &(x, y)) in exempt.iter().zip(&pairs) {
-        let key = (x.min(y) as u32, x.max(y) as u32);
-        let n = contacts
-            .contacts
-            .iter()
-            .filter(|pose| pose.binary_search(&key).is_ok())
-            .count();
-        user[i].mesh_contacts = Some(n);
+        user[i].mesh_contacts = Some(contacts.count(x, y));
     }
     Ok(())
 }

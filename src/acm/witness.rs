@@ -7,6 +7,11 @@
 //! With the links' truth (their meshes; see [`DepthProbe::with_truth`]) every depth is also
 //! bounded by the depth inside the mesh, so a certified ball lies in both real parts, not
 //! merely in the primitives around them.
+//!
+//! A part whose mesh is open (a finger shell) bounds no solid, so no ball lies inside it,
+//! and a thin one holds only a small ball. Its surface is still the part: a vertex of its
+//! mesh at depth `r` inside the other link is a shared point as good as a ball's centre
+//! ([`surface_point`]).
 
 use crate::geom::containment::{HullPlanes, box_depth, capsule_depth};
 use crate::kernel::Workspace;
@@ -19,7 +24,13 @@ use crate::sweep::mesh_truth::MeshTruth;
 pub struct DepthProbe<'t> {
     pub(crate) links: Vec<Vec<ProbePrim>>,
     truth: Option<&'t MeshTruth>,
+    /// Per link, some of its mesh vertices (link frame; empty without a truth).
+    surface: Vec<Vec<V3>>,
 }
+
+/// Mesh vertices kept per link: enough to find one deep inside another part, few enough
+/// to scan at every box of a search.
+const SURFACE_POINTS: usize = 256;
 
 pub(crate) enum ProbePrim {
     Capsule(V3, V3, f64),
@@ -61,7 +72,11 @@ impl<'t> DepthProbe<'t> {
                     .collect()
             })
             .collect();
-        DepthProbe { links, truth: None }
+        DepthProbe {
+            links,
+            truth: None,
+            surface: Vec::new(),
+        }
     }
 
     /// Depths in the primitives and in the meshes of `truth` (indexed like the model's
@@ -70,21 +85,39 @@ impl<'t> DepthProbe<'t> {
     /// or, failing those, the hulls of its pieces stand for it: its tight primitives' exact
     /// hulls (a link fitted otherwise has none, and its open parts certify nothing).
     pub fn with_truth(model: &Model, truth: &'t MeshTruth) -> DepthProbe<'t> {
+        let surface = (0..model.n_links())
+            .map(|l| truth.surface_points(l, SURFACE_POINTS))
+            .collect();
         DepthProbe {
             truth: Some(truth),
+            surface,
             ..DepthProbe::new(model)
         }
     }
 
     /// Signed depth of world point `p` inside link `link` (see [`DepthProbe::with_truth`]).
     pub fn depth(&self, ws: &Workspace, link: usize, p: V3) -> f64 {
+        self.depth_above(ws, link, p, f64::NEG_INFINITY)
+    }
+
+    /// [`DepthProbe::depth`] when it exceeds `floor`, else some value `<= floor`: the mesh
+    /// is not asked about a point its primitives already put too shallow.
+    pub fn depth_above(&self, ws: &Workspace, link: usize, p: V3, floor: f64) -> f64 {
         let (rot, pos) = ws.link_pose(link);
         let local = mul_mtv(&rot, sub(p, pos));
         let in_primitives = self.links[link]
             .iter()
             .map(|prim| prim.depth(local))
             .fold(f64::NEG_INFINITY, f64::max);
+        if in_primitives <= floor {
+            return in_primitives;
+        }
         in_primitives.min(self.truth_depth(link, local))
+    }
+
+    /// Some of link `link`'s mesh vertices (link frame).
+    pub(crate) fn surface(&self, link: usize) -> &[V3] {
+        self.surface.get(link).map_or(&[], |s| s.as_slice())
     }
 
     /// Signed depth of a link-frame point in the link's truth; `+inf` without a truth.
@@ -165,9 +198,50 @@ fn to_world((rot, pos): &(Mat3, V3), p: V3) -> V3 {
     add(*pos, mul_mv(rot, p))
 }
 
-/// The deepest certified common point of links `a` and `b` at the pose in `ws`, and its
-/// depth (> 0), if their primitives overlap.
+/// The deepest shared point of links `a` and `b` at the pose in `ws`, and its depth (> 0),
+/// if they overlap: a common ball's centre and radius ([`common_ball`]), or a vertex of one
+/// link's mesh and its depth inside the other ([`surface_point`]), the deeper.
 pub fn common_point(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> Option<(V3, f64)> {
+    let ball = common_ball(probe, ws, a, b);
+    let surface = surface_point(probe, ws, (a, b), |_| 0.0, ball.map_or(0.0, |(_, d)| d));
+    match (ball, surface) {
+        (_, Some(s)) => Some(s),
+        (ball, None) => ball,
+    }
+}
+
+/// The mesh vertex of `a` or `b` (from [`DepthProbe::surface`]) deepest inside the other
+/// link at the pose in `ws`, less `motion(point)`, if that exceeds `floor`. The point is a
+/// vertex of the part, fixed in its link, so a positive value is a point both parts share.
+pub fn surface_point(
+    probe: &DepthProbe,
+    ws: &Workspace,
+    (a, b): (usize, usize),
+    motion: impl Fn(V3) -> f64,
+    floor: f64,
+) -> Option<(V3, f64)> {
+    let mut best: Option<(V3, f64)> = None;
+    for (on, inside) in [(a, b), (b, a)] {
+        let pose = ws.link_pose(on);
+        for &v in probe.surface(on) {
+            let p = to_world(&pose, v);
+            let at_least = best.map_or(floor, |(_, d)| d);
+            let depth = probe.depth_above(ws, inside, p, at_least);
+            if depth <= at_least {
+                continue;
+            }
+            let room = depth - motion(p);
+            if room > at_least {
+                best = Some((p, room));
+            }
+        }
+    }
+    best
+}
+
+/// The deepest certified common ball of links `a` and `b` at the pose in `ws`: its centre
+/// and radius (> 0), if their primitives overlap.
+pub fn common_ball(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> Option<(V3, f64)> {
     let pose_a = ws.link_pose(a);
     let pose_b = ws.link_pose(b);
     let mut best: Option<(V3, f64)> = None;

@@ -81,10 +81,14 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
     }
     let config_path = loaded.config_path.as_deref().unwrap_or(&args.robot);
     let mut user_rows = user::merge(&mut result.rows, &allow, &m, config_path)?;
+    let truth = result
+        .truth
+        .as_ref()
+        .expect("regenerate was given the meshes");
     user::measure(
         &mut user_rows,
         &m,
-        &truths,
+        truth,
         &result.sampling.colliding,
         args.samples,
         args.seed,
@@ -362,20 +366,41 @@ pub fn summary(r: &Regenerated, user: &[UserRow], started: Instant) -> String {
         .collect();
     if !loose.is_empty() {
         out += &format!(
-            "
-{} pair(s) checked although their primitives overlap at every configuration: the meshes do not (`always` is proven on the meshes); the primitives are loose there:\n",
+            "\n{} pair(s) checked although their primitives overlap everywhere: `always` is proven on the meshes, and is not for these (the primitives are loose there, or the proof on the meshes stopped where shown):\n",
             loose.len()
         );
-        let mut t = Table::new(&["link a", "link b", "category", "primitives' proof"]);
-        for (p, proof) in loose {
+        let mut t = Table::new(&[
+            "link a",
+            "link b",
+            "category",
+            "meshes touch",
+            "primitives overlap everywhere",
+            "on the meshes",
+        ]);
+        for (p, proof) in &loose {
             t.row(vec![
                 p.a.clone(),
                 p.b.clone(),
                 p.verdict.category().into(),
-                proof.clone(),
+                p.mesh_contacts
+                    .map_or("-".into(), |(n, of)| format!("{n} of {of} poses")),
+                (*proof).clone(),
+                p.truth_search.clone().unwrap_or_default(),
             ]);
         }
         out += &t.render();
+        let everywhere: Vec<String> = loose
+            .iter()
+            .filter(|(p, _)| p.mesh_contacts.is_some_and(|(n, of)| of > 0 && n == of))
+            .map(|(p, _)| format!("{} / {}", p.a, p.b))
+            .collect();
+        if !everywhere.is_empty() {
+            out += &format!(
+                "{} of them touch on the meshes in every sampled pose, yet `always` is unproven on the meshes (see where the proof stopped): {}\n",
+                everywhere.len(),
+                everywhere.join(", ")
+            );
+        }
     }
     if !r.srdf.is_empty() {
         let count =
@@ -502,6 +527,12 @@ fn json(
             let mut v = serde_json::json!({"a": p.a, "b": p.b, "category": p.verdict.category()});
             if let Some(proof) = &p.primitive_always {
                 v["primitives_always"] = proof.clone().into();
+            }
+            if let Some(why) = &p.truth_search {
+                v["always_on_meshes_failed"] = why.clone().into();
+            }
+            if let Some((n, of)) = p.mesh_contacts {
+                v["mesh_contacts"] = serde_json::json!({"poses": of, "touching": n});
             }
             match &p.verdict {
                 Verdict::Adjacent(proof) | Verdict::Always(proof) | Verdict::Never(proof) => {

@@ -496,6 +496,21 @@ impl MeshTruth {
             .is_some_and(|l| l.closed.len() < l.components.len())
     }
 
+    /// At most `max` of kernel link `i`'s mesh vertices (link frame), evenly strided in
+    /// index order: points of the part itself, open components or closed. Any subset serves
+    /// a certificate that one of them lies inside another link.
+    pub fn surface_points(&self, i: usize, max: usize) -> Vec<V3> {
+        let Some(Some(link)) = self.links.get(i) else {
+            return Vec::new();
+        };
+        let n = link.mesh.vertices().len();
+        let step = n.div_ceil(max.max(1)).max(1);
+        (0..n as u32)
+            .step_by(step)
+            .map(|v| link.vertex(v))
+            .collect()
+    }
+
     /// Do the meshes of kernel links `a` and `b` touch, placed at `pa` and `pb` (rotation
     /// and position as the kernel workspace's `link_pose`)? `false` for a link without a
     /// mesh or an index out of range; `true` for a non-finite placement (errs towards
@@ -535,6 +550,17 @@ pub struct MeshContacts {
     /// Per pose `i` (`uniform_q(model, seed, i)`): the pairs of `pairs` whose meshes touch,
     /// sorted.
     pub contacts: Vec<Vec<(u32, u32)>>,
+}
+
+impl MeshContacts {
+    /// In how many poses the meshes of kernel links `a` and `b` (either order) touch.
+    pub fn count(&self, a: usize, b: usize) -> usize {
+        let key = (a.min(b) as u32, a.max(b) as u32);
+        self.contacts
+            .iter()
+            .filter(|pose| pose.binary_search(&key).is_ok())
+            .count()
+    }
 }
 
 /// `pairs` as `(min, max)`, without self-pairs or indices outside `0..n`, sorted, deduplicated.
