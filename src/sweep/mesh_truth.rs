@@ -54,6 +54,45 @@ struct Component {
     /// Set when the component is closed: its triangles oriented outward, with pseudo-normals,
     /// for inside/outside queries.
     solid: Option<ParryMesh>,
+    /// Set when the closed component is a small convex polytope (a box, a cylinder of a few
+    /// dozen faces): its face planes (outward unit normal, offset), for exact depths without
+    /// a BVH walk.
+    planes: Option<Vec<(V3, f64)>>,
+}
+
+/// Largest closed component tested for convexity (the test is faces × vertices).
+const CONVEX_TEST_FACES: usize = 512;
+
+/// The outward face planes of closed, outward-oriented `solid` if it is convex: every vertex
+/// on or below every face's plane, up to a rounding tolerance that is then taken off the
+/// offsets (so a depth from them never exceeds the true depth).
+fn convex_planes(solid: &ParryMesh) -> Option<Vec<(V3, f64)>> {
+    let tris = solid.indices();
+    if tris.len() > CONVEX_TEST_FACES {
+        return None;
+    }
+    let verts: Vec<V3> = solid.vertices().iter().map(|p| [p.x, p.y, p.z]).collect();
+    let scale = verts
+        .iter()
+        .flat_map(|p| p.iter())
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    let tol = 1e-12 * scale.max(1.0);
+    let mut planes = Vec::with_capacity(tris.len());
+    for t in tris {
+        let [a, b, c] = t.map(|i| verts[i as usize]);
+        let n = cross(sub(b, a), sub(c, a));
+        let len = norm2(n).sqrt();
+        if len.is_nan() || len <= 0.0 {
+            return None;
+        }
+        let n = [n[0] / len, n[1] / len, n[2] / len];
+        let off = dot(n, a);
+        if verts.iter().any(|v| dot(n, *v) > off + tol) {
+            return None;
+        }
+        planes.push((n, off - tol));
+    }
+    Some(planes)
 }
 
 /// One link's mesh, ready for queries (link frame).
@@ -265,9 +304,13 @@ impl MeshLink {
         }
         let components: Vec<Component> = comp_tris
             .iter()
-            .map(|ct| Component {
-                vertex: ct[0][0],
-                solid: closed_solid(ct, &m.vertices),
+            .map(|ct| {
+                let solid = closed_solid(ct, &m.vertices);
+                Component {
+                    vertex: ct[0][0],
+                    planes: solid.as_ref().and_then(convex_planes),
+                    solid,
+                }
             })
             .collect();
         let closed: Vec<u32> = (0..components.len() as u32)
@@ -458,9 +501,9 @@ impl MeshTruth {
 
     /// Signed depth of link-frame point `p` in kernel link `i`'s closed solid: when a closed
     /// component contains it, its distance to that component's surface (the largest over
-    /// such components: the ball of that radius lies inside the mesh); otherwise minus its
-    /// distance to the nearest closed surface. `-inf` for a link without a closed component
-    /// (open components bound no solid).
+    /// such components: the ball of that radius lies inside the mesh); otherwise a negative
+    /// value no lower than minus its distance to the nearest closed surface. `-inf` for a
+    /// link without a closed component (open components bound no solid).
     pub fn solid_depth(&self, i: usize, p: V3) -> f64 {
         let Some(Some(link)) = self.links.get(i) else {
             return f64::NEG_INFINITY;
@@ -468,11 +511,24 @@ impl MeshTruth {
         let pt = pv(p);
         let mut inside = f64::NEG_INFINITY;
         let mut outside = f64::INFINITY;
-        for solid in link
-            .closed
-            .iter()
-            .filter_map(|&c| link.components[c as usize].solid.as_ref())
-        {
+        for component in link.closed.iter().map(|&c| &link.components[c as usize]) {
+            // Convex: the depth is the least distance to a face plane, exactly; outside, the
+            // largest excess is a distance no larger than the true one.
+            if let Some(planes) = &component.planes {
+                let d = planes
+                    .iter()
+                    .map(|(n, off)| off - dot(*n, p))
+                    .fold(f64::INFINITY, f64::min);
+                if d >= 0.0 {
+                    inside = inside.max(d);
+                } else {
+                    outside = outside.min(-d);
+                }
+                continue;
+            }
+            let Some(solid) = component.solid.as_ref() else {
+                continue;
+            };
             let proj = solid.project_local_point(pt, false);
             let d = (proj.point - pt).length();
             if solid.contains_local_point(pt) {
@@ -898,6 +954,30 @@ mod tests {
         let small = cube([0.0; 3], 0.01);
         let t = truth_of(&[small, t_inv()]);
         assert!(t.touching(0, &id_at([0.0; 3]), 1, &id_at([0.0; 3])));
+    }
+
+    #[test]
+    fn solid_depth_of_a_convex_part_is_its_least_face_distance_and_agrees_with_the_bvh() {
+        // A cube (convex: face planes) and a torus (not convex: the BVH), both closed.
+        let t = truth_of(&[cube([0.0; 3], 0.1), torus(O, X, Y, 0.3, 0.05, 24, 12)]);
+        let d = t.solid_depth(0, [0.02, 0.0, 0.05]);
+        assert!((d - 0.05).abs() < 1e-11, "{d}");
+        // Inside the cube, the planes' answer is the BVH's distance to the surface.
+        let link = t.links[0].as_ref().unwrap();
+        let solid = link.components[0].solid.as_ref().unwrap();
+        assert!(link.components[0].planes.is_some());
+        for p in [[0.03, -0.07, 0.01], [-0.099, 0.0, 0.0], [0.05, 0.05, 0.05]] {
+            let exact = (solid.project_local_point(pv(p), false).point - pv(p)).length();
+            assert!((t.solid_depth(0, p) - exact).abs() < 1e-9, "{p:?}");
+        }
+        // Outside: negative, no lower than minus the distance (0.05 from the face).
+        let out = t.solid_depth(0, [0.15, 0.0, 0.0]);
+        assert!((-0.05 - 1e-11..0.0).contains(&out), "{out}");
+        // The torus is not convex: no planes, the BVH decides (inside its tube at (0.3, 0, 0)).
+        assert!(t.links[1].as_ref().unwrap().components[0].planes.is_none());
+        let d = t.solid_depth(1, [0.3, 0.0, 0.0]);
+        assert!(d > 0.04 && d <= 0.05, "{d}");
+        assert!(t.solid_depth(1, O) < 0.0);
     }
 
     fn t_inv() -> TriMesh {
