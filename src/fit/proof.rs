@@ -308,11 +308,20 @@ pub fn prove(
         .map(|(i, p)| checker(i, p))
         .collect::<Result<_, _>>()?;
     let mut margin = f64::INFINITY;
-    // Each vertex's depth and the primitive holding it deepest. The previous
-    // vertex's holder is asked first: the same exact maximum, sooner.
+    // Each vertex's depth in a primitive holding it (the deepest one's, unless
+    // that cannot matter). The previous vertex's holder is asked first: a vertex
+    // it holds deeper than the least margin so far cannot lower the margin, so it
+    // is held by it without asking the others (the least over the vertices of
+    // their depth in the union stays exact: the vertex attaining it is never
+    // passed over). Otherwise the exact deepest.
     let mut holders = Vec::with_capacity(mesh.vertices.len());
     let mut hint = 0;
     for (i, p) in mesh.vertices.iter().enumerate() {
+        let d = checkers[hint].depth_above(*p, margin);
+        if d > margin {
+            holders.push((d, hint));
+            continue;
+        }
         let (d, h) = deepest(&checkers, &[*p], hint);
         hint = h;
         if d.is_nan() || d < 0.0 {
@@ -792,6 +801,54 @@ mod tests {
         assert!(depth < 0.0 && union_depth(&checkers, point) < 0.0);
         let tri = [[0.1, 0.0, 0.2], [1.5, 0.0, 0.2], [0.2, 0.0, -0.2]];
         assert!(proof_of(tri, &checkers).is_ok());
+    }
+
+    #[test]
+    fn vertex_margin_is_the_exact_least_depth_in_the_union() {
+        // Vertices held by the previous one's holder deeper than the margin so far
+        // skip the other primitives: the least over all vertices stays exact.
+        let mut rng = Rng(11);
+        for _ in 0..5 {
+            let clouds: Vec<Vec<V3>> = (0..3)
+                .map(|i| {
+                    (0..12)
+                        .map(|_| [0.5 * i as f64 + rng.range(0.0, 0.8), rng.unit(), rng.unit()])
+                        .collect()
+                })
+                .collect();
+            let prims: Vec<Primitive> = clouds.iter().map(|c| tight(c)).collect();
+            // Inner points first (the margin so far falls slowly, so many are
+            // passed over), then the clouds themselves, on their hulls' surface.
+            let mut vertices: Vec<V3> = (0..300)
+                .map(|k| {
+                    let c = &clouds[k % 3];
+                    let (a, b) = (c[k % 12], c[(k * 7 + 3) % 12]);
+                    v3::lerp(a, b, rng.unit())
+                })
+                .collect();
+            vertices.extend(clouds.iter().flatten());
+            let mesh = TriMesh {
+                vertices,
+                triangles: vec![[0, 3, 6]],
+            };
+            let checkers: Vec<Checker> = prims
+                .iter()
+                .enumerate()
+                .map(|(i, p)| checker(i, p).unwrap())
+                .collect();
+            let exact = mesh
+                .vertices
+                .iter()
+                .map(|p| {
+                    checkers
+                        .iter()
+                        .map(|c| c.depth(*p))
+                        .fold(f64::NEG_INFINITY, f64::max)
+                })
+                .fold(f64::INFINITY, f64::min);
+            let p = prove(&mesh, &prims, None).unwrap();
+            assert_eq!(p.min_margin_m, exact);
+        }
     }
 
     /// splitmix64: a fixed sequence, no dependency.
