@@ -28,9 +28,12 @@ pub struct DepthProbe<'t> {
     surface: Vec<Vec<V3>>,
 }
 
-/// Mesh vertices kept per link: enough to find one deep inside another part, few enough
-/// to scan at every box of a search.
+/// Mesh vertices kept per link with an open component (no ball fits inside it): enough to
+/// find one deep inside another part, few enough to scan at every box of a search.
 const SURFACE_POINTS: usize = 256;
+/// Per link whose mesh is all closed: its balls do most of the work, its vertices serve
+/// thin parts.
+const SURFACE_POINTS_CLOSED: usize = 32;
 
 pub(crate) enum ProbePrim {
     Capsule(V3, V3, f64),
@@ -86,7 +89,14 @@ impl<'t> DepthProbe<'t> {
     /// hulls (a link fitted otherwise has none, and its open parts certify nothing).
     pub fn with_truth(model: &Model, truth: &'t MeshTruth) -> DepthProbe<'t> {
         let surface = (0..model.n_links())
-            .map(|l| truth.surface_points(l, SURFACE_POINTS))
+            .map(|l| {
+                let max = if truth.has_open_component(l) {
+                    SURFACE_POINTS
+                } else {
+                    SURFACE_POINTS_CLOSED
+                };
+                truth.surface_points(l, max)
+            })
             .collect();
         DepthProbe {
             truth: Some(truth),
