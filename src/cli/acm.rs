@@ -366,7 +366,7 @@ pub fn summary(r: &Regenerated, user: &[UserRow], started: Instant) -> String {
         .collect();
     if !loose.is_empty() {
         out += &format!(
-            "\n{} pair(s) checked although their primitives overlap everywhere: `always` is proven on the meshes, and is not for these (the primitives are loose there, or the proof on the meshes stopped where shown):\n",
+            "\n{} pair(s) checked although their primitives overlap everywhere or nearly: `always` is proven on the meshes, and is not for these (the primitives are loose there, or the proof on the meshes stopped where shown):\n",
             loose.len()
         );
         let mut t = Table::new(&[
@@ -374,7 +374,7 @@ pub fn summary(r: &Regenerated, user: &[UserRow], started: Instant) -> String {
             "link b",
             "category",
             "meshes touch",
-            "primitives overlap everywhere",
+            "primitives overlap",
             "on the meshes",
         ]);
         for (p, proof) in &loose {
