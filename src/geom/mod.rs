@@ -13,4 +13,5 @@ pub mod obb;
 pub mod polytope;
 pub mod primitive_mesh;
 pub mod support;
+pub mod triangle_distance;
 pub mod v3;

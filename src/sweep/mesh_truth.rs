@@ -9,7 +9,8 @@
 //! 1. their surfaces come within [`CONTACT_TOL_M`] (plus the margin, see
 //!    [`MeshTruth::with_margin`]) of each other: a simultaneous traversal of the two BVHs
 //!    (parry's `Bvh::leaf_pairs`, node boxes compared in one frame), then parry's GJK on each
-//!    triangle pair whose boxes meet, stopping at the first pair not proven apart; or
+//!    triangle pair whose boxes meet, and the closed-form distance where GJK cannot prove a
+//!    pair apart, stopping at the first pair within the tolerance; or
 //! 2. a vertex of one lies inside a closed component of the other (parry's point query with
 //!    the component's angle-weighted pseudo-normals). When the surfaces are apart, every
 //!    connected component of one mesh lies wholly inside or wholly outside each closed
@@ -395,17 +396,22 @@ fn boxes_meet(a: &Aabb, b: &Aabb, tol: f64) -> bool {
 }
 
 /// Are two triangles (one frame) within `tol`? GJK answers "apart" only on a proven lower
-/// bound above `tol`.
+/// bound above `tol`; when it cannot tell (it stalls on slivers, micrometres apart), the
+/// closed-form distance decides.
 fn triangles_meet(t1: &Triangle, t2: &Triangle, tol: f64, simplex: &mut VoronoiSimplex) -> bool {
     let pose = Pose::IDENTITY;
     let dir = ((t2.a + t2.b + t2.c) - (t1.a + t1.b + t1.c))
         .try_normalize()
         .unwrap_or(Vector::X);
     simplex.reset(CsoPoint::from_shapes(&pose, t1, t2, dir));
-    !matches!(
+    if matches!(
         gjk::closest_points(&pose, t1, t2, tol, false, simplex),
         GJKResult::NoIntersection(_)
-    )
+    ) {
+        return false;
+    }
+    let corners = |t: &Triangle| [t.a, t.b, t.c].map(|p| [p.x, p.y, p.z]);
+    crate::geom::triangle_distance::triangle_distance(corners(t1), corners(t2)) <= tol
 }
 
 /// Do the surfaces of `a` and `b` (`b_to_a` maps `b`'s frame into `a`'s) come within `tol`?
