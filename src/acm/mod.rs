@@ -566,6 +566,52 @@ impl<'k> PairDecider<'k> {
     }
 }
 
+/// The report's evidence on pairs that stay checked although their primitives overlap
+/// everywhere (`primitive_always`) or in at least 99 % of the sampled poses (marked here when
+/// `always` was tried on the meshes): how often their meshes touch, on [`LOOSE_PAIR_POSES`]
+/// seeded poses of the sampling seed.
+fn measure_loose_pairs(
+    pairs: &mut [PairResult],
+    k: &LoadedKernel,
+    truth: &MeshTruth,
+    sampling: &sampling::SampleReport,
+    options: &AcmOptions,
+) {
+    let nearly_everywhere: Vec<(&str, &str, usize)> = sampling
+        .colliding
+        .iter()
+        .filter(|(_, _, n)| *n * 100 >= options.samples * 99)
+        .map(|(a, b, n)| (a.as_str(), b.as_str(), *n))
+        .collect();
+    for p in pairs.iter_mut() {
+        if p.primitive_always.is_some() || p.truth_search.is_none() {
+            continue;
+        }
+        if let Some((_, _, n)) = nearly_everywhere
+            .iter()
+            .find(|(a, b, _)| (*a, *b) == (p.a.as_str(), p.b.as_str()))
+        {
+            p.primitive_always = Some(format!(
+                "overlap in {} of {} sampled poses",
+                thousands(*n),
+                thousands(options.samples)
+            ));
+        }
+    }
+    let poses = LOOSE_PAIR_POSES.min(options.samples);
+    let loose: Vec<(usize, usize)> = pairs
+        .iter()
+        .filter(|p| p.primitive_always.is_some())
+        .map(|p| (k.link_index[&p.a], k.link_index[&p.b]))
+        .collect();
+    let contacts =
+        crate::sweep::mesh_truth::mesh_contacts(&k.model, truth, &loose, poses, options.seed);
+    for p in pairs.iter_mut().filter(|p| p.primitive_always.is_some()) {
+        let n = contacts.count(k.link_index[&p.a], k.link_index[&p.b]);
+        p.mesh_contacts = Some((n, poses));
+    }
+}
+
 /// Regenerates the ACM of `m` (its primitives, joints and margin), checking `srdf`'s rows.
 /// `truths`: the links' truth meshes by name (as `lower` fits them); `always` is proven on
 /// them. Without them (bare manifests in tests), on the primitives.
@@ -580,41 +626,7 @@ pub fn regenerate(
     let mut pairs = PairDecider::new(&k, m.margin_m, options.budget, truth.as_ref()).decide_all();
     let sampling = sampling::sample(&k, m, options.samples, options.seed);
     if let Some(t) = &truth {
-        // The pairs whose meshes may touch (nearly) everywhere: their primitives do (proven,
-        // or in at least 99 % of the sampled poses).
-        let nearly_everywhere: Vec<(&str, &str, usize)> = sampling
-            .colliding
-            .iter()
-            .filter(|(_, _, n)| *n * 100 >= options.samples * 99)
-            .map(|(a, b, n)| (a.as_str(), b.as_str(), *n))
-            .collect();
-        for p in pairs.iter_mut() {
-            if p.primitive_always.is_some() || p.truth_search.is_none() {
-                continue;
-            }
-            if let Some((_, _, n)) = nearly_everywhere
-                .iter()
-                .find(|(a, b, _)| (*a, *b) == (p.a.as_str(), p.b.as_str()))
-            {
-                p.primitive_always = Some(format!(
-                    "overlap in {} of {} sampled poses",
-                    thousands(*n),
-                    thousands(options.samples)
-                ));
-            }
-        }
-        let poses = LOOSE_PAIR_POSES.min(options.samples);
-        let loose: Vec<(usize, usize)> = pairs
-            .iter()
-            .filter(|p| p.primitive_always.is_some())
-            .map(|p| (k.link_index[&p.a], k.link_index[&p.b]))
-            .collect();
-        let contacts =
-            crate::sweep::mesh_truth::mesh_contacts(&k.model, t, &loose, poses, options.seed);
-        for p in pairs.iter_mut().filter(|p| p.primitive_always.is_some()) {
-            let n = contacts.count(k.link_index[&p.a], k.link_index[&p.b]);
-            p.mesh_contacts = Some((n, poses));
-        }
+        measure_loose_pairs(&mut pairs, &k, t, &sampling, options);
     }
     let with_geometry = |name: &str| {
         k.link_index

@@ -213,11 +213,8 @@ fn to_world((rot, pos): &(Mat3, V3), p: V3) -> V3 {
 /// link's mesh and its depth inside the other ([`surface_point`]), the deeper.
 pub fn common_point(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> Option<(V3, f64)> {
     let ball = common_ball(probe, ws, a, b);
-    let surface = surface_point(probe, ws, (a, b), |_| 0.0, ball.map_or(0.0, |(_, d)| d));
-    match (ball, surface) {
-        (_, Some(s)) => Some(s),
-        (ball, None) => ball,
-    }
+    // A vertex is kept only when deeper than the ball.
+    surface_point(probe, ws, (a, b), |_| 0.0, ball.map_or(0.0, |(_, d)| d)).or(ball)
 }
 
 /// The mesh vertex of `a` or `b` (from [`DepthProbe::surface`]) deepest inside the other

@@ -26,6 +26,7 @@
 use super::Timing;
 use super::poses::uniform_q;
 use super::truth::{Placement, PoseScratch};
+use crate::geom::containment::HullPlanes;
 use crate::geom::mesh::TriMesh;
 use crate::kernel::Model;
 use crate::kernel::vec3::{Mat3, V3};
@@ -58,7 +59,7 @@ struct Component {
     /// Set when the closed component is a small convex polytope (a box, a cylinder of a few
     /// dozen faces): its face planes (outward unit normal, offset), for exact depths without
     /// a BVH walk.
-    planes: Option<Vec<(V3, f64)>>,
+    planes: Option<HullPlanes>,
 }
 
 /// Largest closed component tested for convexity (the test is faces × vertices).
@@ -67,7 +68,7 @@ const CONVEX_TEST_FACES: usize = 512;
 /// The outward face planes of closed, outward-oriented `solid` if it is convex: every vertex
 /// on or below every face's plane, up to a rounding tolerance that is then taken off the
 /// offsets (so a depth from them never exceeds the true depth).
-fn convex_planes(solid: &ParryMesh) -> Option<Vec<(V3, f64)>> {
+fn convex_planes(solid: &ParryMesh) -> Option<HullPlanes> {
     let tris = solid.indices();
     if tris.len() > CONVEX_TEST_FACES {
         return None;
@@ -93,7 +94,7 @@ fn convex_planes(solid: &ParryMesh) -> Option<Vec<(V3, f64)>> {
         }
         planes.push((n, off - tol));
     }
-    Some(planes)
+    Some(HullPlanes { planes })
 }
 
 /// One link's mesh, ready for queries (link frame).
@@ -520,27 +521,21 @@ impl MeshTruth {
         for component in link.closed.iter().map(|&c| &link.components[c as usize]) {
             // Convex: the depth is the least distance to a face plane, exactly; outside, the
             // largest excess is a distance no larger than the true one.
-            if let Some(planes) = &component.planes {
-                let d = planes
-                    .iter()
-                    .map(|(n, off)| off - dot(*n, p))
-                    .fold(f64::INFINITY, f64::min);
-                if d >= 0.0 {
-                    inside = inside.max(d);
-                } else {
-                    outside = outside.min(-d);
+            let (contains, dist) = match (&component.planes, &component.solid) {
+                (Some(planes), _) => {
+                    let d = planes.depth(p);
+                    (d >= 0.0, d.abs())
                 }
-                continue;
-            }
-            let Some(solid) = component.solid.as_ref() else {
-                continue;
+                (None, Some(solid)) => (
+                    solid.contains_local_point(pt),
+                    (solid.project_local_point(pt, false).point - pt).length(),
+                ),
+                (None, None) => continue,
             };
-            let proj = solid.project_local_point(pt, false);
-            let d = (proj.point - pt).length();
-            if solid.contains_local_point(pt) {
-                inside = inside.max(d);
+            if contains {
+                inside = inside.max(dist);
             } else {
-                outside = outside.min(d);
+                outside = outside.min(dist);
             }
         }
         if inside > f64::NEG_INFINITY {

@@ -219,17 +219,13 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     // The same kernel with every pair checked (built once: only its pair tables change).
     let open = unexempted(&kernel)?;
     // Only `always` rows are proven on the meshes: the other links' BVHs are not built.
-    let mesh_truth = truth_meshes.as_ref().map(|t| {
-        let in_always: BTreeMap<String, _> = t
-            .iter()
-            .filter(|(name, _)| {
-                m.acm
-                    .iter()
-                    .any(|r| r.reason == "always" && (&&r.a == name || &&r.b == name))
-            })
-            .map(|(name, mesh)| (name.clone(), mesh.clone()))
-            .collect();
-        MeshTruth::new(&open.link_names, &in_always)
+    let mesh_truth = truth_meshes.map(|mut t| {
+        t.retain(|name, _| {
+            m.acm
+                .iter()
+                .any(|r| r.reason == "always" && (&r.a == name || &r.b == name))
+        });
+        MeshTruth::new(&open.link_names, &t)
     });
     let decider = PairDecider::new(&open, m.margin_m, options.budget, mesh_truth.as_ref());
     let rows: Vec<_> = m
