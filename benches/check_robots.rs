@@ -10,8 +10,10 @@
 //! a markdown table for docs/kernel.md is printed from this process's own per-call timing.
 
 use collide::io::robot::LoadOptions;
+use collide::io::robot::ReadOptions;
 use collide::kernel::Model;
-use collide::sweep::{self, ReadOptions, Set, poses::uniform_q};
+use collide::sweep::{self, Set};
+use collide::truth::poses::uniform_q;
 use criterion::Criterion;
 use std::hint::black_box;
 use std::path::Path;

@@ -2,10 +2,10 @@
 //! 3000 seeded poses: the data `lower::refine::CostModel`'s prices are fitted to.
 //! `cargo run --release --example cost_calibration -- robots/*/manifest.yaml`
 
-use collide::io::manifest::load_manifest;
 use collide::lower::refine::CostModel;
-use collide::sweep::poses::uniform_q;
-use collide::verify::kernel_load::load_kernel;
+use collide::manifest::kernel::load_kernel;
+use collide::manifest::load_manifest;
+use collide::truth::poses::uniform_q;
 use std::time::Instant;
 
 fn main() {

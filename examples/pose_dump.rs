@@ -5,9 +5,9 @@
 //! Columns: robot links checked_pairs link_skipped prim_pairs narrow narrow_tight
 //! scanned_vertices gjk_steps ns
 
-use collide::io::manifest::load_manifest;
-use collide::sweep::poses::uniform_q;
-use collide::verify::kernel_load::load_kernel;
+use collide::manifest::kernel::load_kernel;
+use collide::manifest::load_manifest;
+use collide::truth::poses::uniform_q;
 use std::time::Instant;
 
 fn main() {

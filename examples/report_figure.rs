@@ -4,8 +4,9 @@
 //! `cargo run --release --example report_figure -- MANIFEST LINK OUT.svg`
 
 use collide::io::robot::LoadOptions;
+use collide::io::robot::ReadOptions;
 use collide::report::svg::figure;
-use collide::sweep::{ReadOptions, prepare};
+use collide::sweep::prepare;
 use std::path::Path;
 
 fn main() {

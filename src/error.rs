@@ -1,7 +1,8 @@
 //! One error type for the whole tool; its kind decides the exit code.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Why a run failed, which decides the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,3 +77,24 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Where something is in a source file (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: Arc<PathBuf>,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Location {
+    /// An input error at this location.
+    pub fn error(&self, message: impl std::fmt::Display) -> Error {
+        Error::at(&self.file, Some((self.line, self.col)), message)
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file.display(), self.line, self.col)
+    }
+}

@@ -6,7 +6,7 @@
 mod common;
 
 use collide::error::ErrorKind;
-use collide::io::manifest::load_manifest;
+use collide::manifest::load_manifest;
 
 #[test]
 fn every_broken_manifest_gets_one_line_naming_file_line_and_field() {

@@ -6,8 +6,8 @@ mod common;
 
 use collide::fit::{FitOptions, Primitive, fit_link, fit_tight, prove};
 use collide::geom::mesh::TriMesh;
-use collide::io::manifest::load_manifest;
 use collide::io::mesh::{MeshLimits, load_mesh};
+use collide::manifest::load_manifest;
 use std::path::PathBuf;
 
 fn degenerate(name: &str) -> PathBuf {

@@ -121,13 +121,13 @@ fn uv_sphere(r: f64, rings: usize, segs: usize, center: V3) -> TriMesh {
 }
 
 fn transform(m: &TriMesh, rpy: V3, t: V3, scale: V3) -> TriMesh {
-    let r = v3::rpy_to_matrix(rpy);
+    let r = v3::rot_from_rpy(rpy);
     let vertices = m
         .vertices
         .iter()
         .map(|p| {
             v3::add(
-                v3::mul(&r, [p[0] * scale[0], p[1] * scale[1], p[2] * scale[2]]),
+                v3::mul_mv(&r, [p[0] * scale[0], p[1] * scale[1], p[2] * scale[2]]),
                 t,
             )
         })

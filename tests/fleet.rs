@@ -90,8 +90,8 @@ fn lowering_and_regenerating_reproduce_every_manifest_byte_for_byte() {
 #[test]
 fn box_search_always_rows_overlap_at_sampled_configurations() {
     use collide::acm::unexempted_kernel;
-    use collide::io::manifest::load_manifest;
-    use collide::sweep::poses::uniform_q;
+    use collide::manifest::load_manifest;
+    use collide::truth::poses::uniform_q;
     let mut rows_checked = 0;
     for dir in fleet() {
         let m = load_manifest(&dir.join("manifest.yaml")).unwrap();
@@ -136,12 +136,13 @@ fn box_search_always_rows_overlap_at_sampled_configurations() {
 /// configuration (the certificate is a ball inside both meshes).
 #[test]
 fn always_rows_touch_on_the_meshes_at_sampled_configurations() {
-    use collide::io::manifest::load_manifest;
     use collide::io::robot::{LoadOptions, load_robot};
-    use collide::lower::{load_meshes, truths};
-    use collide::sweep::mesh_truth::MeshTruth;
-    use collide::sweep::truth::PoseScratch;
-    use collide::verify::kernel_load::load_kernel;
+    use collide::manifest::kernel::load_kernel;
+    use collide::manifest::load_manifest;
+    use collide::truth::mesh::MeshTruth;
+    use collide::truth::meshes::load_meshes;
+    use collide::truth::meshes::truths;
+    use collide::truth::poses::PoseScratch;
     let mut rows_checked = 0;
     for dir in fleet() {
         let m = load_manifest(&dir.join("manifest.yaml")).unwrap();
@@ -185,8 +186,8 @@ fn always_rows_touch_on_the_meshes_at_sampled_configurations() {
 /// mesh paths relative to the MJCF's `meshdir`, which resolve from nowhere.)
 #[test]
 fn every_source_resolves_from_the_manifest_alone() {
-    use collide::io::manifest::load_manifest;
     use collide::io::package::PackageResolver;
+    use collide::manifest::load_manifest;
     let mut unresolved = Vec::new();
     let mut checked = 0;
     for dir in fleet() {
@@ -201,7 +202,9 @@ fn every_source_resolves_from_the_manifest_alone() {
                 Some(dir.join(&s.path)).filter(|p| p.is_file())
             };
             match file {
-                Some(f) if collide::lower::sha256_file(&f).unwrap() == s.sha256 => checked += 1,
+                Some(f) if collide::manifest::sources::sha256_file(&f).unwrap() == s.sha256 => {
+                    checked += 1
+                }
                 _ => unresolved.push(format!("{}: {}", dir.display(), s.path)),
             }
         }
@@ -245,8 +248,8 @@ fn a_manifest_with_mjcf_relative_mesh_paths_still_verifies() {
 #[test]
 fn the_unexempted_kernel_derived_from_the_loaded_one_is_the_one_built_afresh() {
     use collide::acm::{unexempted, unexempted_kernel};
-    use collide::io::manifest::load_manifest;
-    use collide::verify::kernel_load::load_kernel;
+    use collide::manifest::kernel::load_kernel;
+    use collide::manifest::load_manifest;
     for dir in fleet() {
         let m = load_manifest(&dir.join("manifest.yaml")).unwrap();
         let loaded = load_kernel(&m).unwrap();

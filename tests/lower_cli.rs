@@ -292,7 +292,7 @@ fn bad_refinement_flags_are_one_line_and_exit_2() {
 #[test]
 fn committed_ur5_records_its_refinement_reasons() {
     let text = std::fs::read_to_string(common::repo().join("robots/ur5/manifest.yaml")).unwrap();
-    let m = collide::io::manifest::parse_manifest(Path::new("ur5"), &text).unwrap();
+    let m = collide::manifest::parse_manifest(Path::new("ur5"), &text).unwrap();
     let mut refined = 0;
     for l in &m.links {
         assert!(!l.fit.reason.is_empty(), "{}: no reason", l.name);

@@ -2,10 +2,11 @@
 //! PyYAML's), a strict loader that names what it refuses.
 
 use collide::error::ErrorKind;
-use collide::io::manifest::{
+use collide::kernel::vec3::rot_from_rpy;
+use collide::manifest::{
     AcmEntry, BoxPrim, Candidate, Capsule, Fit, FitChoice, Joint, JointKind, JointValues, Link,
     Manifest, Mimic, Primitive, RestPose, Source, dop26_directions, load_manifest, parse_manifest,
-    rpy_matrix, to_yaml, write_manifest,
+    to_yaml, write_manifest,
 };
 use std::path::Path;
 
@@ -32,7 +33,7 @@ fn tight_box() -> BoxPrim {
             }
         }
     }
-    let r = rpy_matrix(rpy);
+    let r = rot_from_rpy(rpy);
     let mut dop = [f64::NEG_INFINITY; 26];
     for p in &hull {
         let d = [p[0] - center[0], p[1] - center[1], p[2] - center[2]];
@@ -568,9 +569,9 @@ fn b_resize(m: &mut Manifest, n: usize) {
 fn rpy_is_fixed_axis_z_y_x() {
     // R = Rz(yaw)·Ry(pitch)·Rx(roll): x goes to y under yaw = 90°, and roll
     // acts first: roll 90° then yaw 90° maps y to z.
-    let r = rpy_matrix([0.0, 0.0, std::f64::consts::FRAC_PI_2]);
+    let r = rot_from_rpy([0.0, 0.0, std::f64::consts::FRAC_PI_2]);
     assert!((r[1][0] - 1.0).abs() < 1e-15);
-    let r = rpy_matrix([
+    let r = rot_from_rpy([
         std::f64::consts::FRAC_PI_2,
         0.0,
         std::f64::consts::FRAC_PI_2,

@@ -4,13 +4,19 @@
 mod common;
 
 use collide::fit::FitOptions;
-use collide::io::manifest::{self, Primitive, rpy_matrix};
 use collide::io::mesh::MeshLimits;
+use collide::io::robot::ReadOptions;
 use collide::io::robot::{LoadOptions, load_robot};
+use collide::kernel::vec3::Iso;
+use collide::kernel::vec3::rot_from_rpy;
 use collide::lower::{LowerOptions, TightLinks, lower};
-use collide::sweep::truth::{self, Contact, Placement};
-use collide::sweep::{self, ReadOptions, Set, Truth, poses::uniform_q, render};
-use collide::verify::kernel_load::load_kernel;
+use collide::manifest::kernel::load_kernel;
+use collide::manifest::{self, Primitive};
+use collide::report::render;
+use collide::sweep::{self, Set, Truth};
+use collide::truth::hull::{self as truth, Contact};
+use collide::truth::poses::uniform_q;
+use collide::truth::{contacts, judge};
 use std::path::{Path, PathBuf};
 
 const SEED: u64 = 20260924;
@@ -42,7 +48,7 @@ fn reach_x(p: &Primitive) -> f64 {
     let Primitive::Box(b) = p else {
         panic!("the cubes are fitted as boxes: {p:?}")
     };
-    let r = rpy_matrix(b.rpy);
+    let r = rot_from_rpy(b.rpy);
     b.center[0]
         + (0..3)
             .map(|k| r[0][k].abs() * b.half_extents[k])
@@ -51,7 +57,7 @@ fn reach_x(p: &Primitive) -> f64 {
 
 fn reach_minus_x(p: &Primitive) -> f64 {
     let Primitive::Box(b) = p else { panic!() };
-    let r = rpy_matrix(b.rpy);
+    let r = rot_from_rpy(b.rpy);
     b.center[0]
         - (0..3)
             .map(|k| r[0][k].abs() * b.half_extents[k])
@@ -280,11 +286,11 @@ impl SupportMap for Cloud {
     }
 }
 
-fn world_piece(p: &truth::Piece, at: &Placement) -> Cloud {
+fn world_piece(p: &truth::Piece, at: &Iso) -> Cloud {
     Cloud(
         (0..p.hull.x.len())
             .map(|i| {
-                let w = at.apply([p.hull.x[i], p.hull.y[i], p.hull.z[i]]);
+                let w = at.transform_point([p.hull.x[i], p.hull.y[i], p.hull.z[i]]);
                 Vector::new(w[0], w[1], w[2])
             })
             .collect(),
@@ -312,10 +318,10 @@ fn truth_contacts_agree_with_parry() {
         for i in 0..poses {
             uniform_q(model, SEED, i, &mut q);
             model.fk(&q, &mut ws);
-            let place: Vec<Placement> = (0..model.n_links())
+            let place: Vec<Iso> = (0..model.n_links())
                 .map(|l| {
                     let (rot, pos) = ws.link_pose(l);
-                    Placement { rot, pos }
+                    Iso { rot, pos }
                 })
                 .collect();
             for &(a, b) in model.checked_pairs() {
@@ -406,7 +412,7 @@ fn json_of_failed(manifest: &Path) -> serde_json::Value {
 
 // --- the mesh truth on a real robot ----------------------------------------------------
 
-use collide::sweep::mesh_truth::{self, MeshContacts};
+use collide::truth::contacts::MeshContacts;
 
 fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
     rayon::ThreadPoolBuilder::new()
@@ -427,10 +433,10 @@ fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth() {
     let poses = 600;
     let pairs = prepared.mesh_pairs();
     let one = in_pool(1, || {
-        mesh_truth::mesh_contacts(model, &prepared.mesh_truth, &pairs, poses, SEED)
+        contacts::mesh_contacts(model, &prepared.mesh_truth, &pairs, poses, SEED)
     });
     let two = in_pool(2, || {
-        mesh_truth::mesh_contacts(model, &prepared.mesh_truth, &pairs, poses, SEED)
+        contacts::mesh_contacts(model, &prepared.mesh_truth, &pairs, poses, SEED)
     });
     assert_eq!(one, two);
     let mesh = one;
@@ -440,7 +446,7 @@ fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth() {
     );
     let (hull, _) = prepared.hull_contacts(poses, SEED, &indicatif::ProgressBar::hidden());
     let checked: Vec<(u32, u32)> =
-        mesh_truth::normalized_pairs(model.checked_pairs(), model.n_links());
+        contacts::normalized_pairs(model.checked_pairs(), model.n_links());
     let (mut mesh_pairs, mut hull_pairs) = (0, 0);
     for (i, (m, h)) in mesh.contacts.iter().zip(&hull.contacts).enumerate() {
         assert!(m.windows(2).all(|w| w[0] < w[1]), "pose {i}: sorted");
@@ -458,18 +464,17 @@ fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth() {
         mesh_pairs > 0 && hull_pairs > mesh_pairs,
         "{mesh_pairs} {hull_pairs}"
     );
-    let [j_mesh, j_hull]: [mesh_truth::Judgement; 2] =
-        mesh_truth::judge_all(model, &[&mesh, &hull])
-            .unwrap()
-            .try_into()
-            .unwrap();
+    let [j_mesh, j_hull]: [judge::Judgement; 2] = judge::judge_all(model, &[&mesh, &hull])
+        .unwrap()
+        .try_into()
+        .unwrap();
     assert_eq!((j_mesh.missed, j_hull.missed), (0, 0));
     assert_eq!(j_mesh.contact_pairs, mesh_pairs);
     assert_eq!(j_mesh.refused, j_hull.refused);
     assert!(j_mesh.slop_only >= j_hull.slop_only);
     assert!(j_mesh.false_stops >= j_hull.false_stops);
     // `judge` alone agrees with `judge_all`, and the sweep reports exactly these figures.
-    let alone = mesh_truth::judge(model, &mesh).unwrap();
+    let alone = judge::judge(model, &mesh).unwrap();
     assert_eq!(
         (
             alone.refused,
@@ -509,14 +514,13 @@ fn judge_refuses_contacts_that_do_not_cover_the_model() {
     let path = committed_manifest("ur5");
     let prepared = sweep::prepare(&path, &[], &ReadOptions::new(LoadOptions::default())).unwrap();
     let model = &prepared.fit_kernel().model;
-    let full =
-        mesh_truth::mesh_contacts(model, &prepared.mesh_truth, &prepared.mesh_pairs(), 20, 3);
-    assert!(mesh_truth::judge(model, &full).is_ok());
+    let full = contacts::mesh_contacts(model, &prepared.mesh_truth, &prepared.mesh_pairs(), 20, 3);
+    assert!(judge::judge(model, &full).is_ok());
     let mut partial: MeshContacts = full.clone();
     partial.pairs.remove(0);
-    let err = mesh_truth::judge(model, &partial).unwrap_err();
+    let err = judge::judge(model, &partial).unwrap_err();
     assert!(err.contains("not computed on"), "{err}");
     let mut other = full.clone();
     other.seed = 4;
-    assert!(mesh_truth::judge_all(model, &[&full, &other]).is_err());
+    assert!(judge::judge_all(model, &[&full, &other]).is_err());
 }

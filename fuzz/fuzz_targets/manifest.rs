@@ -2,7 +2,7 @@
 //! The strict manifest loader on arbitrary text; whatever it accepts must
 //! survive the writer and load again to the same manifest.
 
-use collide::io::manifest::{parse_manifest, to_yaml};
+use collide::manifest::{parse_manifest, to_yaml};
 use collide_fuzz::check_error;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;

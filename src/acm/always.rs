@@ -16,7 +16,6 @@
 //!   ([`BoxFailure`] says where, for the report).
 
 use super::chain::PairChain;
-use super::never::dof_range;
 use super::witness::{ProbePrim, common_ball, surface_point};
 use crate::kernel::model::{JointKind, Model};
 use crate::kernel::vec3::{V3, add, cross, mul_mv, norm, scale, sub};
@@ -286,7 +285,7 @@ pub fn certify_by_boxes(
 ) -> Result<BoxCertificate, BoxFailure> {
     let n = chain.dofs.len();
     let mut q = base.to_vec();
-    let root: (Vec<f64>, Vec<f64>) = chain.dofs.iter().map(|&d| dof_range(model, d)).unzip();
+    let root: (Vec<f64>, Vec<f64>) = chain.dofs.iter().map(|&d| model.dof_range(d)).unzip();
     if n == 0 {
         return Err(BoxFailure::Apart {
             boxes: 0,

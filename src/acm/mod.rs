@@ -8,19 +8,20 @@ pub mod adjacency;
 pub mod always;
 pub mod chain;
 pub mod never;
+pub mod regenerate;
 pub mod sampling;
 pub mod user;
 pub mod witness;
 
 use crate::error::Result;
 use crate::geom::mesh::TriMesh;
-use crate::io::manifest::{AcmEntry, Manifest};
-use crate::io::srdf::Srdf;
+use crate::io::srdf::{Srdf, WrittenPair};
 use crate::kernel::model::Primitive;
-use crate::sweep::mesh_truth::MeshTruth;
-use crate::verify::kernel_load::{LoadedKernel, load_kernel};
+use crate::manifest::kernel::{LoadedKernel, load_kernel};
+use crate::manifest::{AcmEntry, Manifest};
+use crate::truth::mesh::MeshTruth;
 use adjacency::{Adjacency, LinkTree};
-use never::{BoundOutcome, branch_and_bound, dof_range};
+use never::{BoundOutcome, branch_and_bound};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -137,7 +138,7 @@ pub fn count_boxes(n: usize) -> String {
     if n == 1 {
         "1 box".to_string()
     } else {
-        format!("{} boxes", thousands(n))
+        format!("{} boxes", crate::text::thousands(n))
     }
 }
 
@@ -149,19 +150,6 @@ pub fn small_length(m: f64) -> String {
     } else {
         format!("{:.2} µm", m * 1e6)
     }
-}
-
-/// 4812 -> "4,812".
-pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn ordered(a: &str, b: &str) -> (String, String) {
@@ -245,7 +233,7 @@ impl<'k> PairDecider<'k> {
         let tree = LinkTree::of_model(model);
         let base = (0..model.dof())
             .map(|d| {
-                let (lo, hi) = dof_range(model, d);
+                let (lo, hi) = model.dof_range(d);
                 0.5 * (lo + hi)
             })
             .collect();
@@ -423,7 +411,7 @@ impl<'k> PairDecider<'k> {
         let mut q = vec![0.0; model.dof()];
         let mut best: Option<(Vec<f64>, f64)> = None;
         for i in 0..WITNESS_SAMPLES {
-            crate::sweep::poses::uniform_q(model, WITNESS_SEED, i, &mut q);
+            crate::truth::poses::uniform_q(model, WITNESS_SEED, i, &mut q);
             model.fk(&q, ws);
             let d = model.pair_distance(pi, ws);
             if d <= self.margin && best.as_ref().is_none_or(|(_, b)| d < *b) {
@@ -507,7 +495,7 @@ impl<'k> PairDecider<'k> {
                         full[chain.dofs[i]] = *v;
                     }
                     self.k.model.fk(&full, ws);
-                    let p = crate::sweep::truth::placements(ws, self.k.model.n_links());
+                    let p = crate::truth::poses::placements(ws, self.k.model.n_links());
                     if t.touching(a, &p[a], b, &p[b]) {
                         " (the meshes touch there)"
                     } else {
@@ -593,8 +581,8 @@ fn measure_loose_pairs(
         {
             p.primitive_always = Some(format!(
                 "overlap in {} of {} sampled poses",
-                thousands(*n),
-                thousands(options.samples)
+                crate::text::thousands(*n),
+                crate::text::thousands(options.samples)
             ));
         }
     }
@@ -605,7 +593,7 @@ fn measure_loose_pairs(
         .map(|p| (k.link_index[&p.a], k.link_index[&p.b]))
         .collect();
     let contacts =
-        crate::sweep::mesh_truth::mesh_contacts(&k.model, truth, &loose, poses, options.seed);
+        crate::truth::contacts::mesh_contacts(&k.model, truth, &loose, poses, options.seed);
     for p in pairs.iter_mut().filter(|p| p.primitive_always.is_some()) {
         let n = contacts.count(k.link_index[&p.a], k.link_index[&p.b]);
         p.mesh_contacts = Some((n, poses));
@@ -661,7 +649,7 @@ pub fn regenerate(
                 )),
                 Some(Verdict::Unproven { boxes, closest }) => SrdfStatus::Unproven(format!(
                     "budget of {} boxes ran out; closest seen {:.1} mm",
-                    thousands(*boxes),
+                    crate::text::thousands(*boxes),
                     closest * 1e3
                 )),
                 None => SrdfStatus::NoGeometry,
@@ -697,48 +685,29 @@ pub fn regenerate(
     })
 }
 
-/// A MoveIt-compatible `disable_collisions` list for the rows.
+/// A MoveIt-compatible `disable_collisions` list for the rows (see
+/// [`crate::io::srdf::srdf_text`]): every row but the user's is proven.
 pub fn srdf_text(robot: &str, rows: &[AcmEntry]) -> String {
-    let mut out = format!(
-        "<?xml version=\"1.0\" ?>\n<!-- Written by {}: every row is proven (see the manifest's acm block), except reason=\"User\" rows, exempted by the robot config's allow: list for the reason above each. -->\n<robot name=\"{}\">\n",
-        crate::lower::generator(),
-        xml_escape(robot)
+    let header = format!(
+        "Written by {}: every row is proven (see the manifest's acm block), except reason=\"User\" rows, exempted by the robot config's allow: list for the reason above each.",
+        crate::manifest::sources::generator()
     );
-    for r in rows {
-        let reason = match r.reason.as_str() {
-            "adjacent" => "Adjacent",
-            "always" => "Always",
-            "never" => "Never",
-            _ => "User",
-        };
-        if reason == "User" {
-            out += &format!("  <!-- {} -->\n", xml_comment(&r.proof));
-        }
-        out += &format!(
-            "  <disable_collisions link1=\"{}\" link2=\"{}\" reason=\"{reason}\"/>\n",
-            xml_escape(&r.a),
-            xml_escape(&r.b)
-        );
-    }
-    out += "</robot>\n";
-    out
-}
-
-/// Text safe inside `<!-- -->`: no `--`, and no line breaks.
-fn xml_comment(s: &str) -> String {
-    let mut out = crate::messages::one_line(s).into_owned();
-    while out.contains("--") {
-        out = out.replace("--", "- -");
-    }
-    if out.ends_with('-') {
-        out.push(' ');
-    }
-    out
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    let pairs: Vec<WrittenPair> = rows
+        .iter()
+        .map(|r| {
+            let reason = match r.reason.as_str() {
+                "adjacent" => "Adjacent",
+                "always" => "Always",
+                "never" => "Never",
+                _ => "User",
+            };
+            WrittenPair {
+                a: &r.a,
+                b: &r.b,
+                reason,
+                comment: (reason == "User").then_some(r.proof.as_str()),
+            }
+        })
+        .collect();
+    crate::io::srdf::srdf_text(robot, &header, &pairs)
 }

@@ -55,15 +55,6 @@ impl Ord for Cell {
     }
 }
 
-/// The interval a dof is searched over: its limits, or one turn for continuous joints.
-pub fn dof_range(model: &Model, dof: usize) -> (f64, f64) {
-    let j = &model.links()[model.dof_joints()[dof]].joint;
-    match j.kind {
-        crate::kernel::JointKind::Continuous => (-std::f64::consts::PI, std::f64::consts::PI),
-        _ => (j.lower, j.upper),
-    }
-}
-
 /// The pair's distance at `q` (a kernel lower bound), posing only what the pair needs.
 fn pair_at(model: &Model, ws: &mut Workspace, pair: usize, chain: &PairChain, q: &[f64]) -> f64 {
     model.fk_partial(q, ws, &chain.posed_links, &chain.prims);
@@ -83,7 +74,7 @@ pub fn branch_and_bound(
 ) -> BoundOutcome {
     let mut q = base.to_vec();
     let n = chain.dofs.len();
-    let (lo, hi): (Vec<f64>, Vec<f64>) = chain.dofs.iter().map(|&d| dof_range(model, d)).unzip();
+    let (lo, hi): (Vec<f64>, Vec<f64>) = chain.dofs.iter().map(|&d| model.dof_range(d)).unzip();
     let mut heap = BinaryHeap::new();
     let mut seq = 0;
     let mut boxes = 0;

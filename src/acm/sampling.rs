@@ -1,10 +1,9 @@
 //! Seeded sampling for the report only: how often each pair collides, and at rest.
 //! It never creates an exemption.
 
-use crate::io::manifest::Manifest;
-use crate::sweep::poses::uniform_q;
-use crate::verify::kernel_load::LoadedKernel;
-use rayon::prelude::*;
+use crate::manifest::Manifest;
+use crate::manifest::kernel::LoadedKernel;
+use crate::truth::poses::for_each_pose;
 
 pub struct SampleReport {
     pub samples: usize,
@@ -17,32 +16,19 @@ pub struct SampleReport {
 pub fn sample(k: &LoadedKernel, m: &Manifest, samples: usize, seed: u64) -> SampleReport {
     let model = &k.model;
     let pairs = model.checked_pairs();
-    let counts = (0..samples as u64)
-        .into_par_iter()
-        .fold(
-            || {
-                (
-                    model.workspace(),
-                    vec![0.0; model.dof()],
-                    vec![0usize; pairs.len()],
-                )
-            },
-            |(mut ws, mut q, mut counts), i| {
-                uniform_q(model, seed, i, &mut q);
-                model.check_self_collision(&q, &mut ws, true);
-                for (c, &d) in counts.iter_mut().zip(ws.pair_distances()) {
-                    if d <= 0.0 {
-                        *c += 1;
-                    }
-                }
-                (ws, q, counts)
-            },
-        )
-        .map(|(_, _, c)| c)
-        .reduce(
-            || vec![0usize; pairs.len()],
-            |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect(),
-        );
+    let mut counts = vec![0usize; pairs.len()];
+    let overlapping = for_each_pose(model, seed, samples, |p, _| {
+        model.check_self_collision(&p.q, &mut p.ws, true);
+        p.ws.pair_distances()
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d <= 0.0)
+            .map(|(k, _)| k as u32)
+            .collect::<Vec<u32>>()
+    });
+    for k in overlapping.iter().flatten() {
+        counts[*k as usize] += 1;
+    }
     let name = |i: usize| k.link_names[i].clone();
     let mut colliding: Vec<_> = pairs
         .iter()

@@ -8,9 +8,10 @@
 use super::{SrdfRow, SrdfStatus};
 use crate::error::{Error, Result};
 use crate::io::allow::AllowEntry;
-use crate::io::manifest::{AcmEntry, Manifest};
-use crate::sweep::mesh_truth::{MeshTruth, mesh_contacts};
-use crate::verify::kernel_load::load_kernel;
+use crate::manifest::kernel::load_kernel;
+use crate::manifest::{AcmEntry, Manifest};
+use crate::truth::contacts::mesh_contacts;
+use crate::truth::mesh::MeshTruth;
 use std::collections::BTreeSet;
 use std::path::Path;
 

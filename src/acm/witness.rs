@@ -17,7 +17,7 @@ use crate::geom::containment::{HullPlanes, box_depth, capsule_depth};
 use crate::kernel::Workspace;
 use crate::kernel::model::{Model, Primitive};
 use crate::kernel::vec3::{Mat3, V3, add, dot, mul_mtv, mul_mv, norm, scale, sub};
-use crate::sweep::mesh_truth::MeshTruth;
+use crate::truth::mesh::MeshTruth;
 
 /// Per link, its primitives ready for depth queries (hull planes built once), and the
 /// links' truth when certificates must hold on the real geometry.

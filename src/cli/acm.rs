@@ -1,28 +1,23 @@
 //! `collide acm regenerate ROBOT [--write] [--check] [--srdf-out FILE] [--keep-srdf ...] [--adopt-srdf[=A,B]]`
 
 use super::args::{AcmArgs, AcmCommand, KeepSrdf as KeepArg};
-use super::lower::{manifest_path, unified_diff};
-use crate::acm::user::{self, Adopt, UserRow, UserStatus};
+use super::lower::manifest_path;
+use super::rewrite::{Ending, Mode, finish, write_files};
+use crate::acm::regenerate::regenerate_robot;
+use crate::acm::user::{Adopt, UserRow, UserStatus};
 use crate::acm::{self, AcmOptions, KeepSrdf, Regenerated, SrdfStatus, Verdict};
 use crate::error::{Error, Result};
-use crate::io::allow::{self, AllowEntry};
-use crate::io::manifest;
-use crate::io::robot::{LoadedRobot, allow_of_text, load_robot};
-use crate::report::table::Table;
-use std::path::{Path, PathBuf};
+use crate::io::allow::AllowEntry;
+use crate::io::robot::load_robot;
+use crate::manifest;
+use crate::text::Table;
+use std::path::Path;
 use std::time::Instant;
 
 pub fn run(command: AcmCommand) -> Result<i32> {
     match command {
         AcmCommand::Regenerate(args) => regenerate(args),
     }
-}
-
-/// The robot config edited by `--adopt-srdf`: where, as it was, as it will be.
-struct ConfigEdit {
-    path: PathBuf,
-    old: String,
-    new: String,
 }
 
 fn regenerate(args: AcmArgs) -> Result<i32> {
@@ -48,7 +43,6 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
     }
     let old_text = std::fs::read_to_string(&path)
         .map_err(|e| Error::at(&path, None, format!("cannot read: {e}")))?;
-    let mut m = manifest::parse_manifest(&path, &old_text)?;
     let options = AcmOptions {
         budget: args.budget,
         samples: args.samples,
@@ -58,80 +52,61 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
             _ => KeepSrdf::Proven,
         },
     };
-    let cache =
-        crate::lower::load_meshes(&loaded.robot, &read.mesh_limits, read.max_total_triangles)?;
-    let truths: std::collections::BTreeMap<_, _> = crate::lower::truths(&loaded.robot, &cache)?
-        .into_iter()
-        .collect();
-    let mut result = acm::regenerate(&m, loaded.srdf.as_ref(), &options, Some(&truths))?;
-
-    // User rows: the config's `allow:` list, plus the SRDF rows adopted into it.
-    let mut allow: Vec<AllowEntry> = loaded
-        .config
-        .as_ref()
-        .map(|c| c.allow.clone())
-        .unwrap_or_default();
-    let mut adopted = Vec::new();
-    let mut edit = None;
-    if let Some(adopt) = &adopt {
-        let (new_allow, new, e) = adopt_rows(&loaded, &args.robot, &result, &allow, adopt)?;
-        allow = new_allow;
-        adopted = new;
-        edit = e;
-    }
-    let config_path = loaded.config_path.as_deref().unwrap_or(&args.robot);
-    let mut user_rows = user::merge(&mut result.rows, &allow, &m, config_path)?;
-    let truth = result
-        .truth
-        .as_ref()
-        .expect("regenerate was given the meshes");
-    user::measure(
-        &mut user_rows,
-        &m,
-        truth,
-        &result.sampling.colliding,
-        args.samples,
-        args.seed,
+    let r = regenerate_robot(
+        &loaded,
+        &args.robot,
+        &path,
+        &old_text,
+        &options,
+        adopt.as_ref(),
+        &read,
     )?;
-
-    m.acm = result.rows.clone();
-    let (rest, contacts) = crate::verify::rest::check_rest(&m)?;
-    m.rest_pose.clear = rest.clear;
-    m.rest_pose.min_distance_m = rest.min_distance_m;
-    let text = manifest::to_yaml(&m)?;
-    manifest::parse_manifest(&path, &text)?;
-    let changed = text != old_text;
 
     // Files are written before anything is printed: a reader that goes away early
     // (`| head`) cannot cost a write.
     if let Some(out) = &args.srdf_out {
-        crate::io::atomic::write_atomic(out, acm::srdf_text(&m.robot, &m.acm).as_bytes())?;
+        crate::io::atomic::write_atomic(
+            out,
+            acm::srdf_text(&r.manifest.robot, &r.manifest.acm).as_bytes(),
+        )?;
     }
-    let write = args.write && !args.check;
+    let mode = Mode::new(args.write, args.check, args.json);
     // The config first: it is what the manifest's user rows are checked against.
-    if write && let Some(e) = &edit {
-        crate::io::atomic::write_atomic(&e.path, e.new.as_bytes())?;
+    let mut files = Vec::new();
+    if let Some(e) = &r.config_edit {
+        files.push(Ending {
+            file: e,
+            note: format!(" ({} adopted SRDF row(s) in `allow:`)", r.adopted.len()),
+        });
     }
-    if write && changed {
-        crate::io::atomic::write_atomic(&path, text.as_bytes())?;
-    }
-    for line in user_warnings(&user_rows, config_path) {
+    files.push(Ending {
+        file: &r.manifest_file,
+        note: String::new(),
+    });
+    write_files(&files, mode)?;
+    for line in user_warnings(&r.user_rows, &r.config_path) {
         crate::messages::warning(&line);
     }
     if args.json {
         crate::outln!(
             "{}",
-            serde_json::to_string_pretty(&json(&result, &m, &user_rows, &adopted, started))
-                .expect("plain JSON")
+            serde_json::to_string_pretty(&json(
+                &r.result,
+                &r.manifest,
+                &r.user_rows,
+                &r.adopted,
+                started
+            ))
+            .expect("plain JSON")
         );
     } else {
-        crate::out!("{}", summary(&result, &user_rows, started));
-        if !m.rest_pose.clear {
+        crate::out!("{}", summary(&r.result, &r.user_rows, started));
+        if !r.manifest.rest_pose.clear {
             crate::outln!(
                 "\nrest pose: {} checked pair(s) in contact:",
-                contacts.len()
+                r.rest_contacts.len()
             );
-            for (a, b, d) in &contacts {
+            for (a, b, d) in &r.rest_contacts {
                 crate::outln!("  {a} - {b}: {:.1} mm", d * 1e3);
             }
         }
@@ -139,38 +114,7 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
     if let Some(out) = &args.srdf_out {
         crate::messages::note(&format!("wrote {}", out.display()));
     }
-    if args.check {
-        if changed {
-            crate::messages::verdict(&format!(
-                "{} would change; run `collide acm regenerate --write`",
-                path.display()
-            ));
-            return Ok(1);
-        }
-        return Ok(0);
-    }
-    if write {
-        if let Some(e) = &edit {
-            crate::messages::note(&format!(
-                "wrote {} ({} adopted SRDF row(s) in `allow:`)",
-                e.path.display(),
-                adopted.len()
-            ));
-        }
-        if changed {
-            crate::messages::note(&format!("wrote {}", path.display()));
-        } else {
-            crate::messages::note(&format!("{} is up to date", path.display()));
-        }
-    } else if !args.json {
-        if let Some(e) = &edit {
-            crate::out!("{}", unified_diff(&e.old, &e.new, &e.path));
-        }
-        if changed {
-            crate::out!("{}", unified_diff(&old_text, &text, &path));
-        }
-    }
-    Ok(0)
+    Ok(finish(&files, mode, "collide acm regenerate"))
 }
 
 /// `--adopt-srdf` values: none given, every row (the flag alone), or `LINK_A,LINK_B` pairs.
@@ -193,76 +137,6 @@ fn adopt_selection(values: &[String]) -> Result<Option<Adopt>> {
         })
         .collect::<Result<_>>()?;
     Ok(Some(Adopt::Pairs(pairs)))
-}
-
-/// The SRDF rows `adopt` selects as `allow:` entries: the config's list with them appended
-/// (read back from the edited text, so it is exactly what the file will hold), the new
-/// entries, and the edit (none when every row is already there).
-fn adopt_rows(
-    loaded: &LoadedRobot,
-    robot_arg: &Path,
-    result: &Regenerated,
-    allow: &[AllowEntry],
-    adopt: &Adopt,
-) -> Result<(Vec<AllowEntry>, Vec<AllowEntry>, Option<ConfigEdit>)> {
-    let config = loaded.config_path.clone().ok_or_else(|| {
-        Error::at(
-            robot_arg,
-            None,
-            "--adopt-srdf adds to a robot config's `allow:` list; give the robot.yaml, not the description",
-        )
-    })?;
-    let Some(srdf) = &loaded.srdf else {
-        return Err(Error::at(
-            &config,
-            None,
-            "--adopt-srdf: the config names no `srdf`",
-        ));
-    };
-    let srdf_file = srdf
-        .disabled
-        .first()
-        .and_then(|d| d.location.file.file_name())
-        .map_or_else(
-            || "the SRDF".to_string(),
-            |f| f.to_string_lossy().into_owned(),
-        );
-    let new = user::adopted(&result.srdf, allow, &srdf_file, adopt)
-        .map_err(|why| Error::input(format!("--adopt-srdf: {why}")))?;
-    if new.is_empty() {
-        return Ok((allow.to_vec(), new, None));
-    }
-    let old = std::fs::read_to_string(&config)
-        .map_err(|e| Error::at(&config, None, format!("cannot read: {e}")))?;
-    let text = allow::append_entries(&old, &new).map_err(|why| {
-        Error::at(
-            &config,
-            None,
-            format!("cannot add the adopted SRDF rows: {why}"),
-        )
-    })?;
-    let reread = allow_of_text(&config, &text, &loaded.robot)?;
-    let wanted: Vec<_> = allow.iter().chain(&new).map(triple).collect();
-    if reread.iter().map(triple).collect::<Vec<_>>() != wanted {
-        return Err(Error::at(
-            &config,
-            None,
-            "the edited `allow:` list does not read back as written (an unusual layout?); add the adopted rows by hand",
-        ));
-    }
-    Ok((
-        reread,
-        new,
-        Some(ConfigEdit {
-            path: config,
-            old,
-            new: text,
-        }),
-    ))
-}
-
-fn triple(e: &AllowEntry) -> (&str, &str, &str) {
-    (&e.a, &e.b, &e.reason)
 }
 
 /// "robot.yaml:7" for an entry of the config at `config`.
@@ -310,7 +184,7 @@ fn user_warnings(rows: &[UserRow], config: &Path) -> Vec<String> {
                     "{place}: allow: entry {} - {} looks unnecessary: their meshes touch in none of {} sampled poses, {primitives}",
                     u.a,
                     u.b,
-                    acm::thousands(u.poses)
+                    crate::text::thousands(u.poses)
                 ));
             }
             UserStatus::Exempt => {}
@@ -470,7 +344,7 @@ fn user_table(user: &[UserRow]) -> String {
     let poses = user.iter().map(|u| u.poses).max().unwrap_or(0);
     let mut out = format!(
         "\nuser exemptions (the config's `allow:`, not proven; contacts on {} seeded poses):\n",
-        acm::thousands(poses)
+        crate::text::thousands(poses)
     );
     let mut t = Table::new(&[
         "link a",

@@ -5,8 +5,8 @@ use crate::error::{Error, Result};
 use crate::io::mesh::MeshLimits;
 use crate::io::robot::{LoadOptions, LoadedRobot, load_robot};
 use crate::model::Shape;
-use crate::model::truth::{MeshCache, MeshKey};
-use crate::report::table::Table;
+use crate::text::Table;
+use crate::truth::meshes::{MeshCache, MeshKey};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +40,7 @@ pub fn run(args: InspectArgs) -> Result<i32> {
 }
 
 fn mesh_keys(loaded: &LoadedRobot) -> Vec<MeshKey> {
-    crate::model::truth::mesh_keys(&loaded.robot)
+    crate::truth::meshes::mesh_keys(&loaded.robot)
 }
 
 fn robot_json(loaded: &LoadedRobot, cache: &MeshCache) -> serde_json::Value {

@@ -1,14 +1,17 @@
 //! `collide lower ROBOT [--tight-link LINK[=N]]... [--out FILE] [--write] [--check] [--allow-loosen]`
 
 use super::args::LowerArgs;
+use super::rewrite::{Ending, Mode, finish, write_files};
 use crate::error::{Error, Result};
 use crate::fit::FitOptions;
-use crate::io::manifest::{self, Manifest};
+use crate::io::atomic::Rewrite;
 use crate::io::mesh::MeshLimits;
 use crate::io::robot::{LoadedRobot, load_robot};
 use crate::lower::refine::RefineOptions;
 use crate::lower::{LowerOptions, Lowered, TightLinks, lower};
-use crate::report::table::{Table, link_fit_cells, mm};
+use crate::manifest::{self, Manifest};
+use crate::report::link_fit_cells;
+use crate::text::{Table, mm};
 use std::path::{Path, PathBuf};
 
 /// Mean protrusion may grow by this much before --write calls it loosening.
@@ -59,13 +62,14 @@ pub fn run(args: LowerArgs) -> Result<i32> {
         None => None,
     };
     let lowered = lower(&loaded, &options, existing.as_ref())?;
-    let changed = existing_text.as_deref() != Some(lowered.text.as_str());
-
-    // The manifest is written before anything is printed: a reader that goes away early
-    // (`| head`) cannot cost the write.
-    let write = args.write && !args.check;
+    let file = Rewrite {
+        path: path.clone(),
+        old: existing_text.unwrap_or_default(),
+        new: lowered.text.clone(),
+    };
+    let mode = Mode::new(args.write, args.check, args.json);
     let mut refused = None;
-    if write
+    if mode.write
         && let Some(old) = &existing
         && !args.allow_loosen
     {
@@ -86,8 +90,12 @@ pub fn run(args: LowerArgs) -> Result<i32> {
             refused = Some(err);
         }
     }
-    if write && changed && refused.is_none() {
-        crate::io::atomic::write_atomic(&path, lowered.text.as_bytes())?;
+    let files = [Ending {
+        file: &file,
+        note: String::new(),
+    }];
+    if refused.is_none() {
+        write_files(&files, mode)?;
     }
 
     if args.json {
@@ -103,33 +111,7 @@ pub fn run(args: LowerArgs) -> Result<i32> {
     if let Some(err) = refused {
         return Err(err);
     }
-    if args.check {
-        if changed {
-            crate::messages::verdict(&format!(
-                "{} would change; run `collide lower --write`",
-                path.display()
-            ));
-            return Ok(1);
-        }
-        return Ok(0);
-    }
-    if !write {
-        if changed {
-            crate::out!(
-                "{}",
-                unified_diff(existing_text.as_deref().unwrap_or(""), &lowered.text, &path)
-            );
-        } else if !args.json {
-            crate::messages::note(&format!("{} is up to date", path.display()));
-        }
-        return Ok(0);
-    }
-    if changed {
-        crate::messages::note(&format!("wrote {}", path.display()));
-    } else {
-        crate::messages::note(&format!("{} is up to date", path.display()));
-    }
-    Ok(0)
+    Ok(finish(&files, mode, "collide lower"))
 }
 
 /// `--out`, else `manifest.yaml` beside the robot config, else `NAME.manifest.yaml` here.
@@ -265,16 +247,4 @@ fn print_rest(lowered: &Lowered) {
     if lowered.rest_contacts.len() > 20 {
         crate::outln!("  ... and {} more", lowered.rest_contacts.len() - 20);
     }
-}
-
-/// A unified diff with three lines of context, `---`/`+++` naming the manifest.
-pub fn unified_diff(old: &str, new: &str, path: &Path) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(
-            &format!("{} (existing)", path.display()),
-            &format!("{} (new)", path.display()),
-        )
-        .to_string()
 }

@@ -6,6 +6,7 @@ pub mod fk;
 pub mod inspect;
 pub mod lower;
 pub mod report;
+pub mod rewrite;
 pub mod sweep;
 pub mod verify;
 
@@ -29,8 +30,8 @@ pub fn run(cli: Cli) -> Result<i32> {
 
 impl ReadArgs {
     /// What `sweep` and `report` read the robot and its meshes with.
-    pub fn sweep_read(&self) -> crate::sweep::ReadOptions {
-        crate::sweep::ReadOptions {
+    pub fn sweep_read(&self) -> crate::io::robot::ReadOptions {
+        crate::io::robot::ReadOptions {
             load: self.load_options(),
             mesh_limits: crate::io::mesh::MeshLimits {
                 max_triangles: self.max_triangles,

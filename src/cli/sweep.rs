@@ -2,7 +2,8 @@
 
 use super::args::{CompareSet, SweepArgs};
 use crate::error::{Error, Result};
-use crate::sweep::{self, Set, SweepReport, render};
+use crate::report::render;
+use crate::sweep::{self, Set, SweepReport};
 
 pub fn set_of(c: CompareSet) -> Set {
     match c {

@@ -3,7 +3,7 @@
 use super::args::VerifyArgs;
 use crate::error::Result;
 use crate::io::mesh::MeshLimits;
-use crate::report::table::Table;
+use crate::text::Table;
 use crate::verify::check::{Verified, VerifyOptions, verify};
 use rayon::prelude::*;
 

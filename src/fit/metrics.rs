@@ -6,7 +6,7 @@
 use super::{Metrics, Primitive};
 use crate::geom::containment;
 use crate::geom::support;
-use crate::geom::v3::{self, M3, V3};
+use crate::geom::v3::{self, Mat3, V3};
 use rand_core::Rng;
 
 /// Samples per random stream; stream `b` serves samples `b*BLOCK ..`.
@@ -37,9 +37,9 @@ enum Shape {
         e2: V3,
         l: f64,
     },
-    Box(V3, M3, V3),
+    Box(V3, Mat3, V3),
     /// A tight box's hull: its face planes, its volume, and its box to sample from.
-    Hull(containment::HullPlanes, f64, V3, M3, V3),
+    Hull(containment::HullPlanes, f64, V3, Mat3, V3),
 }
 
 impl Shape {
@@ -132,7 +132,7 @@ impl Shape {
                     he[1] * (2.0 * u[1] - 1.0),
                     he[2] * (2.0 * u[2] - 1.0),
                 ];
-                Some(v3::add(*c, v3::mul(rot, l)))
+                Some(v3::add(*c, v3::mul_mv(rot, l)))
             }
             // Rejection from the box that holds the hull.
             Shape::Hull(planes, _, c, rot, he) => {
@@ -141,7 +141,7 @@ impl Shape {
                     he[1] * (2.0 * u[1] - 1.0),
                     he[2] * (2.0 * u[2] - 1.0),
                 ];
-                let p = v3::add(*c, v3::mul(rot, l));
+                let p = v3::add(*c, v3::mul_mv(rot, l));
                 (planes.depth(p) >= 0.0).then_some(p)
             }
         }

@@ -38,7 +38,8 @@ use super::{FitError, Primitive, TightBox};
 use crate::geom::chain::{self, Cuts};
 use crate::geom::containment::{self, HullPlanes};
 use crate::geom::mesh::TriMesh;
-use crate::geom::v3::{self, M3, V3};
+use crate::geom::point::Solid;
+use crate::geom::v3::{self, V3};
 
 /// The kernel's cap on hull vertices.
 pub use crate::kernel::MAX_HULL_VERTICES;
@@ -74,56 +75,9 @@ pub struct Proof {
     pub pieces: usize,
 }
 
-/// One primitive ready for depth queries.
-enum Checker {
-    Capsule(V3, V3, f64),
-    /// Centre, axes, half extents, and the 6 face planes for clipping.
-    Box(V3, M3, V3, Box<[(V3, f64); 6]>),
-    Hull(HullPlanes),
-}
-
-impl Checker {
-    #[inline]
-    fn depth(&self, p: V3) -> f64 {
-        self.depth_above(p, f64::NEG_INFINITY)
-    }
-
-    /// The depth when it exceeds `floor`, else some value `<= floor` (a hull stops
-    /// scanning its planes once it cannot beat `floor`).
-    #[inline]
-    fn depth_above(&self, p: V3, floor: f64) -> f64 {
-        match self {
-            Checker::Capsule(a, b, r) => containment::capsule_depth(*a, *b, *r, p),
-            Checker::Box(c, rot, he, _) => containment::box_depth(*c, rot, *he, p),
-            Checker::Hull(h) => h.depth_above(p, floor),
-        }
-    }
-
-    /// Face planes `n . x <= d` (unit outward `n`) when the primitive is a
-    /// polytope, for clipping; `None` for a capsule.
-    fn planes(&self) -> Option<&[(V3, f64)]> {
-        match self {
-            Checker::Capsule(..) => None,
-            Checker::Box(.., planes) => Some(&planes[..]),
-            Checker::Hull(h) => Some(&h.planes),
-        }
-    }
-}
-
-/// The 6 face planes of a box (centre, axes as columns of `rot`, half extents).
-/// Only used to cut pieces: what the pieces prove is checked with the box's own
-/// depth, so these need not agree with it bit for bit.
-fn box_planes(c: V3, rot: &M3, he: V3) -> [(V3, f64); 6] {
-    std::array::from_fn(|k| {
-        let u = v3::col(rot, k / 2);
-        let n = if k % 2 == 0 { u } else { v3::neg(u) };
-        (n, v3::dot(n, c) + he[k / 2])
-    })
-}
-
 /// The deepest any checker holds `p`: exact (a maximum over the checkers; each one
 /// that cannot beat the best so far stops early).
-fn union_depth(checkers: &[Checker], p: V3) -> f64 {
+fn union_depth(checkers: &[Solid], p: V3) -> f64 {
     deepest(checkers, &[p], 0).0
 }
 
@@ -131,7 +85,7 @@ fn union_depth(checkers: &[Checker], p: V3) -> f64 {
 /// `None`: stops at the first plane that shows a point outside. A held polygon is
 /// accepted without asking the other checkers (the depth reported is then this
 /// one's, a lower bound of the best).
-fn held_by(c: &Checker, points: &[V3]) -> Option<f64> {
+fn held_by(c: &Solid, points: &[V3]) -> Option<f64> {
     let mut m = f64::INFINITY;
     for p in points {
         // Any negative depth ends the scan: values above the floor are exact.
@@ -144,10 +98,10 @@ fn held_by(c: &Checker, points: &[V3]) -> Option<f64> {
 }
 
 /// The most any one checker holds all of `points` (the largest over checkers of the
-/// least depth over the points), and which checker: exact. Checker `hint` goes first
+/// least depth over the points), and which checker: exact. Solid `hint` goes first
 /// (a sub-triangle usually lies where its parent did), so the others can stop as soon
 /// as they cannot beat it.
-fn deepest(checkers: &[Checker], points: &[V3], hint: usize) -> (f64, usize) {
+fn deepest(checkers: &[Solid], points: &[V3], hint: usize) -> (f64, usize) {
     let mut best = (f64::NEG_INFINITY, hint);
     let order = std::iter::once(hint).chain((0..checkers.len()).filter(|&i| i != hint));
     for i in order {
@@ -172,7 +126,7 @@ pub fn validate_mesh(mesh: &TriMesh) -> Result<(), FitError> {
         return Err(FitError::Empty);
     }
     for (i, p) in mesh.vertices.iter().enumerate() {
-        if !v3::is_finite(*p) {
+        if !v3::finite(*p) {
             return Err(FitError::NonFinite { vertex: i });
         }
     }
@@ -204,7 +158,7 @@ fn tight_chain(i: usize, t: &TightBox) -> Result<HullPlanes, FitError> {
             max: MAX_HULL_VERTICES,
         });
     }
-    if !finite_all(&t.dop26) || !t.hull.iter().all(|p| v3::is_finite(*p)) {
+    if !finite_all(&t.dop26) || !t.hull.iter().all(|p| v3::finite(*p)) {
         return Err(FitError::InvalidPrimitive {
             primitive: i,
             reason: "non-finite value".into(),
@@ -238,45 +192,34 @@ fn tight_chain(i: usize, t: &TightBox) -> Result<HullPlanes, FitError> {
     Ok(planes)
 }
 
-fn checker(i: usize, p: &Primitive) -> Result<Checker, FitError> {
+fn checker(i: usize, p: &Primitive) -> Result<Solid, FitError> {
     let bad = |reason: &str| FitError::InvalidPrimitive {
         primitive: i,
         reason: reason.into(),
     };
     match p {
         Primitive::Capsule(c) => {
-            if !(v3::is_finite(c.a)
-                && v3::is_finite(c.b)
-                && c.radius.is_finite()
-                && c.radius >= 0.0)
-            {
+            if !(v3::finite(c.a) && v3::finite(c.b) && c.radius.is_finite() && c.radius >= 0.0) {
                 return Err(bad("capsule has a non-finite or negative value"));
             }
-            Ok(Checker::Capsule(c.a, c.b, c.radius))
+            Ok(Solid::capsule(c.a, c.b, c.radius))
         }
         Primitive::Box(b) => {
-            if !(v3::is_finite(b.center) && v3::is_finite(b.rpy) && v3::is_finite(b.half_extents))
+            if !(v3::finite(b.center) && v3::finite(b.rpy) && v3::finite(b.half_extents))
                 || b.half_extents.iter().any(|h| *h < 0.0)
             {
                 return Err(bad("box has a non-finite or negative value"));
             }
-            let rot = b.rotation();
-            let planes = box_planes(b.center, &rot, b.half_extents);
-            Ok(Checker::Box(
-                b.center,
-                rot,
-                b.half_extents,
-                Box::new(planes),
-            ))
+            Ok(Solid::cuboid(b.center, b.rotation(), b.half_extents))
         }
         Primitive::TightBox(t) => {
             let b = &t.bbox;
-            if !(v3::is_finite(b.center) && v3::is_finite(b.rpy) && v3::is_finite(b.half_extents))
+            if !(v3::finite(b.center) && v3::finite(b.rpy) && v3::finite(b.half_extents))
                 || b.half_extents.iter().any(|h| *h < 0.0)
             {
                 return Err(bad("box has a non-finite or negative value"));
             }
-            Ok(Checker::Hull(tight_chain(i, t)?))
+            Ok(Solid::Hull(tight_chain(i, t)?))
         }
     }
 }
@@ -302,7 +245,7 @@ pub fn prove(
             primitives: primitives.len(),
         });
     }
-    let checkers: Vec<Checker> = primitives
+    let checkers: Vec<Solid> = primitives
         .iter()
         .enumerate()
         .map(|(i, p)| checker(i, p))
@@ -409,7 +352,7 @@ pub fn prove(
 /// decides and reports it.
 fn prove_triangle(
     tri: [V3; 3],
-    checkers: &[Checker],
+    checkers: &[Solid],
     holders: [usize; 3],
 ) -> Result<(usize, f64), (V3, f64)> {
     for (k, &h) in holders.iter().enumerate() {
@@ -434,7 +377,7 @@ fn prove_triangle(
 
 /// The clipping proof's running figures, over one triangle.
 struct Clip<'a> {
-    checkers: &'a [Checker],
+    checkers: &'a [Solid],
     /// Polygons checked (the triangle, its pieces, sub-triangles).
     pieces: usize,
     /// Least depth of a checked polygon's corner in the primitive that holds it.
@@ -474,7 +417,7 @@ impl<'a> Clip<'a> {
         }) {
             return Err(Unsettled);
         }
-        let checkers: &'a [Checker] = self.checkers;
+        let checkers: &'a [Solid] = self.checkers;
         match checkers[holder].planes() {
             Some(planes)
                 if self.clippers.len() < MAX_CLIP_DEPTH && !self.clippers.contains(&holder) =>
@@ -565,7 +508,7 @@ fn clip_half(poly: &[V3], n: V3, c: f64, above: bool, out: &mut Vec<V3>) {
 
 /// Subdivision proof of one triangle: pieces counted and their least depth,
 /// or the worst point found when it cannot be covered. `hint` is asked first.
-fn subdivide(tri: [V3; 3], checkers: &[Checker], hint: usize) -> Result<(usize, f64), (V3, f64)> {
+fn subdivide(tri: [V3; 3], checkers: &[Solid], hint: usize) -> Result<(usize, f64), (V3, f64)> {
     let mut stack = vec![(tri, hint)];
     let mut count = 0usize;
     let mut margin = f64::INFINITY;
@@ -663,26 +606,21 @@ mod tests {
         w
     }
 
-    fn hull(w: &[V3]) -> Checker {
-        Checker::Hull(HullPlanes::new(w).unwrap())
+    fn hull(w: &[V3]) -> Solid {
+        Solid::hull(w).unwrap()
     }
 
-    fn cube(lo: V3, hi: V3) -> Checker {
+    fn cube(lo: V3, hi: V3) -> Solid {
         hull(&corners(lo, hi))
     }
 
     /// An axis-aligned box checker (centre, half extents).
-    fn aabb(c: V3, he: V3) -> Checker {
-        Checker::Box(
-            c,
-            v3::IDENTITY,
-            he,
-            Box::new(box_planes(c, &v3::IDENTITY, he)),
-        )
+    fn aabb(c: V3, he: V3) -> Solid {
+        Solid::cuboid(c, v3::IDENTITY, he)
     }
 
     /// The clipping proof alone, without the whole-triangle subdivision behind it.
-    fn clip_only(tri: [V3; 3], checkers: &[Checker]) -> Option<(usize, f64)> {
+    fn clip_only(tri: [V3; 3], checkers: &[Solid]) -> Option<(usize, f64)> {
         let mut clip = Clip {
             checkers,
             pieces: 0,
@@ -696,7 +634,7 @@ mod tests {
     }
 
     /// The proof of one triangle as `prove` runs it.
-    fn proof_of(tri: [V3; 3], checkers: &[Checker]) -> Result<(usize, f64), (V3, f64)> {
+    fn proof_of(tri: [V3; 3], checkers: &[Solid]) -> Result<(usize, f64), (V3, f64)> {
         prove_triangle(tri, checkers, tri.map(|p| deepest(checkers, &[p], 0).1))
     }
 
@@ -793,7 +731,7 @@ mod tests {
     fn triangle_poking_out_of_a_capsule_and_a_cube_fails() {
         // Best held by the capsule (not clipped): subdivided, and refuted.
         let checkers = [
-            Checker::Capsule([0.0; 3], [1.0, 0.0, 0.0], 0.3),
+            Solid::capsule([0.0; 3], [1.0, 0.0, 0.0], 0.3),
             cube([0.9, -0.5, -0.5], [2.0, 0.5, 0.5]),
         ];
         let tri = [[0.1, 0.0, 0.25], [1.5, 0.0, 0.45], [0.2, 0.0, -0.2]];
@@ -831,7 +769,7 @@ mod tests {
                 vertices,
                 triangles: vec![[0, 3, 6]],
             };
-            let checkers: Vec<Checker> = prims
+            let checkers: Vec<Solid> = prims
                 .iter()
                 .enumerate()
                 .map(|(i, p)| checker(i, p).unwrap())
@@ -896,7 +834,7 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            let mut checkers: Vec<Checker> = hulls.iter().map(|w| hull(w)).collect();
+            let mut checkers: Vec<Solid> = hulls.iter().map(|w| hull(w)).collect();
             // Some scenes trade the last hull for the box or a capsule around its
             // points (clipped by the box's planes; the capsule is subdivided).
             let w = &hulls[k - 1];
@@ -914,7 +852,7 @@ mod tests {
             } else if scene % 5 == 3 {
                 let (a, b) = ([lo[0], c[1], c[2]], [hi[0], c[1], c[2]]);
                 let r = w.iter().map(|p| -containment::capsule_depth(a, b, 0.0, *p));
-                checkers[k - 1] = Checker::Capsule(a, b, r.fold(0.0, f64::max));
+                checkers[k - 1] = Solid::capsule(a, b, r.fold(0.0, f64::max));
             }
             for _ in 0..60 {
                 let tri: [V3; 3] = std::array::from_fn(|_| {

@@ -19,7 +19,7 @@ use crate::geom::capsule::{self, Capsule};
 use crate::geom::chain::Cuts;
 use crate::geom::dop26;
 use crate::geom::obb;
-use crate::geom::v3::{self, M3, V3};
+use crate::geom::v3::{self, Mat3, V3};
 
 /// The written resolution.
 pub const QUANTUM: f64 = 1e-4;
@@ -88,8 +88,8 @@ pub struct BoxPrim {
 
 impl BoxPrim {
     /// The rotation exactly as a reader rebuilds it from the written rpy.
-    pub fn rotation(&self) -> M3 {
-        v3::rpy_to_matrix(self.rpy)
+    pub fn rotation(&self) -> Mat3 {
+        v3::rot_from_rpy(self.rpy)
     }
     pub fn volume(&self) -> f64 {
         8.0 * self.half_extents[0] * self.half_extents[1] * self.half_extents[2]
@@ -97,9 +97,9 @@ impl BoxPrim {
 }
 
 /// The frame a reader will rebuild from `rot`'s rpy rounded to 4 decimals.
-pub fn rounded_frame(rot: &M3) -> (V3, M3) {
-    let rpy = round4_v(v3::matrix_to_rpy(rot));
-    (rpy, v3::rpy_to_matrix(rpy))
+pub fn rounded_frame(rot: &Mat3) -> (V3, Mat3) {
+    let rpy = round4_v(v3::rpy_from_rot(rot));
+    (rpy, v3::rot_from_rpy(rpy))
 }
 
 /// Slab cuts at 4 decimals: normal components and offsets rounded, so a fit
@@ -138,7 +138,7 @@ pub fn written_capsule(c: &Capsule, points: &[V3], headroom: f64) -> Capsule {
 /// `points` with `headroom` and every point of `inner` (already padded, e.g. a
 /// tight hull) with none; centred on those extents, centre rounded, half
 /// extents re-derived about the rounded centre and rounded up.
-pub fn written_box(rot: &M3, points: &[V3], headroom: f64, inner: &[V3]) -> BoxPrim {
+pub fn written_box(rot: &Mat3, points: &[V3], headroom: f64, inner: &[V3]) -> BoxPrim {
     let (rpy, r) = rounded_frame(rot);
     let (mut lo, mut hi) = obb::extents(points, &r);
     for k in 0..3 {
@@ -157,7 +157,7 @@ pub fn written_box(rot: &M3, points: &[V3], headroom: f64, inner: &[V3]) -> BoxP
         (lo[1] + hi[1]) / 2.0,
         (lo[2] + hi[2]) / 2.0,
     ];
-    let center = round4_v(v3::mul(&r, mid));
+    let center = round4_v(v3::mul_mv(&r, mid));
     let mut need = [0.0f64; 3];
     for p in points {
         let l = dop26::to_box(center, &r, *p);
@@ -235,11 +235,11 @@ mod tests {
 
     #[test]
     fn written_box_holds_points_in_rounded_frame() {
-        let rot = v3::rpy_to_matrix([0.123_456, -0.654_321, 1.111_111]);
+        let rot = v3::rot_from_rpy([0.123_456, -0.654_321, 1.111_111]);
         let pts: Vec<V3> = (0..50)
             .map(|i| {
                 let t = i as f64;
-                v3::mul(
+                v3::mul_mv(
                     &rot,
                     [
                         0.3 * (t * 0.7).sin(),

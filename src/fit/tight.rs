@@ -55,7 +55,7 @@ pub(super) fn tight_piece(
     let fitted = obb::fit_obb(&exact, h).ok_or(FitError::Empty)?;
     let (_, frame) = rounding::rounded_frame(&fitted.rot);
     let pad = h + HULL_ROUND_SLACK;
-    let base: Vec<V3> = dop26::DIRS.iter().map(|u| v3::mul(&frame, *u)).collect();
+    let base: Vec<V3> = dop26::DIRS.iter().map(|u| v3::mul_mv(&frame, *u)).collect();
     let max = opts.max_hull_vertices;
 
     // Round, deduplicate, and check every point of the piece keeps the

@@ -372,8 +372,8 @@ fn refine(p: &Prepared, d0: V3, headroom: f64) -> (AxisFit, V3) {
         let (e1, e2) = v3::orthonormal_basis(d);
         let mut improved = false;
         for (axis, sign) in [(e1, 1.0), (e1, -1.0), (e2, 1.0), (e2, -1.0)] {
-            let r = v3::axis_angle(axis, sign * step);
-            let nd = v3::normalize(v3::mul(&r, d)).unwrap_or(d);
+            let r = v3::rot_axis_angle(axis, sign * step);
+            let nd = v3::normalize(v3::mul_mv(&r, d)).unwrap_or(d);
             let f = fit_axis(p, nd, headroom, true, Some(cur.cap.radius - headroom));
             if f.volume < cur.volume * (1.0 - 1e-12) {
                 cur = f;

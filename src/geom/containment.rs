@@ -10,7 +10,7 @@
 use super::capsule;
 use super::dop26;
 use super::obb;
-use super::v3::{self, M3, V3};
+use super::v3::{self, Mat3, V3};
 use parry3d_f64::math::Vector3;
 
 /// Depth of `p` in the capsule `a`-`b`, radius `r`.
@@ -21,13 +21,13 @@ pub fn capsule_depth(a: V3, b: V3, r: f64, p: V3) -> f64 {
 
 /// Depth of `p` in the box (centre, axes as columns of `rot`, half extents).
 #[inline]
-pub fn box_depth(center: V3, rot: &M3, he: V3, p: V3) -> f64 {
+pub fn box_depth(center: V3, rot: &Mat3, he: V3, p: V3) -> f64 {
     obb::box_depth(center, rot, he, p)
 }
 
 /// Depth of `p` in a 26-DOP given in the box frame.
 #[inline]
-pub fn dop_depth(dop: &[f64; 26], center: V3, rot: &M3, p: V3) -> f64 {
+pub fn dop_depth(dop: &[f64; 26], center: V3, rot: &Mat3, p: V3) -> f64 {
     dop26::depth(dop, center, rot, p)
 }
 
@@ -175,7 +175,7 @@ impl HullPlanes {
         if w.len() < 4 {
             return Err(format!("hull has {} vertices, needs at least 4", w.len()));
         }
-        if !w.iter().all(|p| v3::is_finite(*p)) {
+        if !w.iter().all(|p| v3::finite(*p)) {
             return Err("hull has a non-finite vertex".into());
         }
         match on_grid(w) {

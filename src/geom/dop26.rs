@@ -6,7 +6,7 @@
 //!
 //! All directions are unit vectors, so `d_k` is a distance in metres.
 
-use super::v3::{self, M3, V3};
+use super::v3::{self, Mat3, V3};
 
 #[cfg(test)]
 const S2: f64 = std::f64::consts::FRAC_1_SQRT_2;
@@ -19,12 +19,12 @@ pub use crate::kernel::dop26::DIRECTIONS as DIRS;
 
 /// `p` (link frame) in the box frame relative to the box centre.
 #[inline]
-pub fn to_box(center: V3, rot: &M3, p: V3) -> V3 {
-    v3::mul_t(rot, v3::sub(p, center))
+pub fn to_box(center: V3, rot: &Mat3, p: V3) -> V3 {
+    v3::mul_mtv(rot, v3::sub(p, center))
 }
 
 /// Exact support values of `points` over the 26 directions, in the box frame.
-pub fn support_values(points: &[V3], center: V3, rot: &M3) -> [f64; 26] {
+pub fn support_values(points: &[V3], center: V3, rot: &Mat3) -> [f64; 26] {
     let mut d = [f64::NEG_INFINITY; 26];
     for p in points {
         let l = to_box(center, rot, *p);
@@ -38,7 +38,7 @@ pub fn support_values(points: &[V3], center: V3, rot: &M3) -> [f64; 26] {
 /// Signed depth of `p` (link frame) inside the DOP: `min_k (d_k - u_k . x)`.
 /// Non-negative iff inside; for a point outside, a lower bound on how far
 /// outside it is not claimed (only the sign is used).
-pub fn depth(dop: &[f64; 26], center: V3, rot: &M3, p: V3) -> f64 {
+pub fn depth(dop: &[f64; 26], center: V3, rot: &Mat3, p: V3) -> f64 {
     let l = to_box(center, rot, p);
     DIRS.iter()
         .zip(dop)

@@ -44,7 +44,7 @@ pub fn dedup_points(points: &[V3]) -> Vec<V3> {
 }
 
 /// Affine dimension of a point set and its principal frame (mean, axes as columns).
-pub fn affine_dim(points: &[V3]) -> (usize, V3, v3::M3) {
+pub fn affine_dim(points: &[V3]) -> (usize, V3, v3::Mat3) {
     if points.is_empty() {
         return (0, [0.0; 3], v3::IDENTITY);
     }
@@ -146,7 +146,7 @@ impl Hull {
             return fallback();
         }
         let points: Vec<V3> = verts.iter().map(|v| [v.x, v.y, v.z]).collect();
-        if !points.iter().all(|p| v3::is_finite(*p)) {
+        if !points.iter().all(|p| v3::finite(*p)) {
             return fallback();
         }
         let mut c = [0.0; 3];

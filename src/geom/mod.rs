@@ -10,6 +10,7 @@ pub mod dop26;
 pub mod hull;
 pub mod mesh;
 pub mod obb;
+pub mod point;
 pub mod polytope;
 pub mod primitive_mesh;
 pub mod support;

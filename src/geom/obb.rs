@@ -15,7 +15,7 @@
 
 use super::hull::{self, Hull};
 use super::support;
-use super::v3::{self, M3, V3};
+use super::v3::{self, Mat3, V3};
 
 /// Face normals tried exhaustively; larger hulls keep the largest faces' normals.
 pub const MAX_NORMALS: usize = 400;
@@ -28,7 +28,7 @@ const RECHECK: usize = 8;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Obb {
     pub center: V3,
-    pub rot: M3,
+    pub rot: Mat3,
     pub half_extents: V3,
 }
 
@@ -47,8 +47,8 @@ impl Obb {
 
 /// Signed depth of `p` in the box: `min_i (he_i - |axis_i . (p - c)|)`.
 #[inline]
-pub fn box_depth(center: V3, rot: &M3, he: V3, p: V3) -> f64 {
-    let l = v3::mul_t(rot, v3::sub(p, center));
+pub fn box_depth(center: V3, rot: &Mat3, he: V3, p: V3) -> f64 {
+    let l = v3::mul_mtv(rot, v3::sub(p, center));
     (he[0] - l[0].abs())
         .min(he[1] - l[1].abs())
         .min(he[2] - l[2].abs())
@@ -56,7 +56,7 @@ pub fn box_depth(center: V3, rot: &M3, he: V3, p: V3) -> f64 {
 
 /// Box with axes `rot` (columns) holding every point with `headroom`:
 /// centred on the points' extents in that frame.
-pub fn box_in_frame(points: &[V3], rot: &M3, headroom: f64) -> Obb {
+pub fn box_in_frame(points: &[V3], rot: &Mat3, headroom: f64) -> Obb {
     let (lo, hi) = extents(points, rot);
     let mid = [
         (lo[0] + hi[0]) / 2.0,
@@ -64,7 +64,7 @@ pub fn box_in_frame(points: &[V3], rot: &M3, headroom: f64) -> Obb {
         (lo[2] + hi[2]) / 2.0,
     ];
     Obb {
-        center: v3::mul(rot, mid),
+        center: v3::mul_mv(rot, mid),
         rot: *rot,
         half_extents: [
             (hi[0] - lo[0]) / 2.0 + headroom,
@@ -75,11 +75,11 @@ pub fn box_in_frame(points: &[V3], rot: &M3, headroom: f64) -> Obb {
 }
 
 /// Per-axis min and max of the points in the frame `rot`.
-pub fn extents(points: &[V3], rot: &M3) -> (V3, V3) {
+pub fn extents(points: &[V3], rot: &Mat3) -> (V3, V3) {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     for p in points {
-        let l = v3::mul_t(rot, *p);
+        let l = v3::mul_mtv(rot, *p);
         for k in 0..3 {
             lo[k] = lo[k].min(l[k]);
             hi[k] = hi[k].max(l[k]);
@@ -88,7 +88,7 @@ pub fn extents(points: &[V3], rot: &M3) -> (V3, V3) {
     (lo, hi)
 }
 
-fn padded_volume(points: &[V3], rot: &M3, h: f64) -> f64 {
+fn padded_volume(points: &[V3], rot: &Mat3, h: f64) -> f64 {
     let (lo, hi) = extents(points, rot);
     (hi[0] - lo[0] + 2.0 * h) * (hi[1] - lo[1] + 2.0 * h) * (hi[2] - lo[2] + 2.0 * h)
 }
@@ -96,7 +96,7 @@ fn padded_volume(points: &[V3], rot: &M3, h: f64) -> f64 {
 /// Best rectangle orientation in the plane normal to `n` (rotating calipers on
 /// the projected hull), as a frame with `n` as its third column, and the
 /// padded volume.
-fn best_for_normal(points: &[V3], n: V3, h: f64) -> (f64, M3) {
+fn best_for_normal(points: &[V3], n: V3, h: f64) -> (f64, Mat3) {
     let (e1, e2) = v3::orthonormal_basis(n);
     let mut q = Vec::with_capacity(points.len());
     let (mut tmin, mut tmax) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -255,7 +255,7 @@ pub fn canonical(b: &Obb) -> Obb {
 
 /// Right-handed orthonormal frame from a possibly left-handed or slightly
 /// non-orthogonal one (Gram-Schmidt on the first two columns).
-pub fn orthonormalize(m: &M3) -> M3 {
+pub fn orthonormalize(m: &Mat3) -> Mat3 {
     let c0 = v3::normalize(v3::col(m, 0)).unwrap_or([1.0, 0.0, 0.0]);
     let c1 = v3::sub(v3::col(m, 1), v3::scale(c0, v3::dot(c0, v3::col(m, 1))));
     let c1 = v3::normalize(c1).unwrap_or_else(|| v3::orthonormal_basis(c0).0);
@@ -263,7 +263,7 @@ pub fn orthonormalize(m: &M3) -> M3 {
 }
 
 /// Local search over small rotations about the frame's own axes.
-fn refine(points: &[V3], rot0: M3, h: f64) -> (f64, M3) {
+fn refine(points: &[V3], rot0: Mat3, h: f64) -> (f64, Mat3) {
     let mut rot = rot0;
     let mut cur = padded_volume(points, &rot, h);
     let mut step = 0.02;
@@ -271,8 +271,8 @@ fn refine(points: &[V3], rot0: M3, h: f64) -> (f64, M3) {
         let mut improved = false;
         'dirs: for k in 0..3 {
             for sign in [1.0, -1.0] {
-                let r = v3::axis_angle(v3::col(&rot, k), sign * step);
-                let cand = orthonormalize(&v3::matmul(&r, &rot));
+                let r = v3::rot_axis_angle(v3::col(&rot, k), sign * step);
+                let cand = orthonormalize(&v3::mul_mm(&r, &rot));
                 let v = padded_volume(points, &cand, h);
                 if v < cur * (1.0 - 1e-12) {
                     cur = v;
@@ -319,7 +319,7 @@ pub fn fit_obb(h: &Hull, headroom: f64) -> Option<Obb> {
         .map(|(i, n)| (best_for_normal(&core, *n, headroom).0, i))
         .collect();
     scan.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut best: Option<(f64, M3)> = None;
+    let mut best: Option<(f64, Mat3)> = None;
     let recheck = if core.len() == pts.len() { 1 } else { RECHECK };
     for &(_, i) in scan.iter().take(recheck) {
         let (v, rot) = best_for_normal(pts, normals[i], headroom);
@@ -344,12 +344,12 @@ mod tests {
 
     #[test]
     fn rotated_cube_is_recovered() {
-        let rot = v3::rpy_to_matrix([0.4, 0.3, -0.9]);
+        let rot = v3::rot_from_rpy([0.4, 0.3, -0.9]);
         let mut pts = Vec::new();
         for x in [-0.5, 0.5] {
             for y in [-0.25, 0.25] {
                 for z in [-0.1, 0.1] {
-                    pts.push(v3::add([1.0, 2.0, 3.0], v3::mul(&rot, [x, y, z])));
+                    pts.push(v3::add([1.0, 2.0, 3.0], v3::mul_mv(&rot, [x, y, z])));
                 }
             }
         }

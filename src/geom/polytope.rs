@@ -68,7 +68,7 @@ pub fn halfspace_vertices(dirs: &[V3], offsets: &[f64], c: V3) -> Option<Vec<V3>
             v3::scale(v3::cross(ui, uj), rel[k]),
         );
         let x = v3::add(c, v3::scale(num, 1.0 / d));
-        if !v3::is_finite(x) {
+        if !v3::finite(x) {
             continue;
         }
         // Keep only vertices of the polytope (numerically): inside every halfspace.
@@ -100,7 +100,7 @@ pub fn push_direction(ns: &[V3]) -> Option<V3> {
     let feasible = |m: V3| u.iter().all(|n| v3::dot(*n, m) >= 1.0 - 1e-9);
     let mut best: Option<V3> = None;
     let mut consider = |m: V3| {
-        if v3::is_finite(m) && feasible(m) && best.is_none_or(|b| v3::norm2(m) < v3::norm2(b)) {
+        if v3::finite(m) && feasible(m) && best.is_none_or(|b| v3::norm2(m) < v3::norm2(b)) {
             best = Some(m);
         }
     };

@@ -1,7 +1,7 @@
 //! Support functions `h_S(u) = max_{x in S} u . x` of the primitive kinds, and
 //! the Fibonacci direction set the protrusion metrics average over.
 
-use super::v3::{self, M3, V3};
+use super::v3::{self, Mat3, V3};
 
 /// `n` unit directions spread evenly over the sphere (golden-angle spiral).
 /// Deterministic: the same `n` always gives the same directions.
@@ -26,8 +26,8 @@ pub fn capsule(a: V3, b: V3, r: f64, u: V3) -> f64 {
 
 /// Oriented box support; `rot` columns are the box axes in the outer frame.
 #[inline]
-pub fn boxed(center: V3, rot: &M3, half_extents: V3, u: V3) -> f64 {
-    let l = v3::mul_t(rot, u);
+pub fn boxed(center: V3, rot: &Mat3, half_extents: V3, u: V3) -> f64 {
+    let l = v3::mul_mtv(rot, u);
     v3::dot(center, u)
         + half_extents[0] * l[0].abs()
         + half_extents[1] * l[1].abs()
@@ -75,7 +75,7 @@ mod tests {
 
     #[test]
     fn box_support_matches_corners() {
-        let rot = v3::rpy_to_matrix([0.3, -0.2, 1.1]);
+        let rot = v3::rot_from_rpy([0.3, -0.2, 1.1]);
         let c = [0.1, 0.2, 0.3];
         let he = [0.5, 0.2, 0.1];
         for u in fibonacci_directions(50) {
@@ -83,7 +83,7 @@ mod tests {
             for sx in [-1.0, 1.0] {
                 for sy in [-1.0, 1.0] {
                     for sz in [-1.0, 1.0] {
-                        let p = v3::add(c, v3::mul(&rot, [sx * he[0], sy * he[1], sz * he[2]]));
+                        let p = v3::add(c, v3::mul_mv(&rot, [sx * he[0], sy * he[1], sz * he[2]]));
                         best = best.max(v3::dot(p, u));
                     }
                 }

@@ -8,9 +8,8 @@
 // geometry-only helpers follow. Row-major 3x3 matrices: `m[i]` is row i; rotations map a
 // box frame to its link frame.
 pub use crate::kernel::vec3::{
-    IDENTITY, Mat3 as M3, V3, add, axpy, col, cross, det, dot, mul_mm as matmul, mul_mtv as mul_t,
-    mul_mv as mul, neg, norm, norm2, rot_axis_angle as axis_angle, rot_from_rpy as rpy_to_matrix,
-    rpy_from_rot as matrix_to_rpy, scale, sub,
+    IDENTITY, Mat3, V3, add, axpy, col, cross, det, dot, finite, mul_mm, mul_mtv, mul_mv, neg,
+    norm, norm2, rot_axis_angle, rot_from_rpy, rpy_from_rot, scale, sub,
 };
 
 #[inline]
@@ -35,9 +34,6 @@ pub fn normalize(a: V3) -> Option<V3> {
         None
     }
 }
-pub fn is_finite(a: V3) -> bool {
-    a.iter().all(|x| x.is_finite())
-}
 
 /// Two unit vectors completing `d` (unit) to a right-handed orthonormal basis.
 pub fn orthonormal_basis(d: V3) -> (V3, V3) {
@@ -54,7 +50,7 @@ pub fn orthonormal_basis(d: V3) -> (V3, V3) {
 }
 
 /// Matrix with the given columns.
-pub fn from_cols(c0: V3, c1: V3, c2: V3) -> M3 {
+pub fn from_cols(c0: V3, c1: V3, c2: V3) -> Mat3 {
     [
         [c0[0], c1[0], c2[0]],
         [c0[1], c1[1], c2[1]],
@@ -64,7 +60,7 @@ pub fn from_cols(c0: V3, c1: V3, c2: V3) -> M3 {
 
 /// Symmetric eigen decomposition of a 3x3 matrix: eigenvalues descending,
 /// eigenvectors as unit columns of a right-handed rotation.
-pub fn sym_eigen(m: &M3) -> ([f64; 3], M3) {
+pub fn sym_eigen(m: &Mat3) -> ([f64; 3], Mat3) {
     let a = nalgebra::Matrix3::new(
         m[0][0], m[0][1], m[0][2], m[1][0], m[1][1], m[1][2], m[2][0], m[2][1], m[2][2],
     );
@@ -94,7 +90,7 @@ pub fn sym_eigen(m: &M3) -> ([f64; 3], M3) {
 }
 
 /// Mean and covariance of a point set (population covariance).
-pub fn mean_cov(points: &[V3]) -> (V3, M3) {
+pub fn mean_cov(points: &[V3]) -> (V3, Mat3) {
     let n = points.len().max(1) as f64;
     let mut mean = [0.0; 3];
     for p in points {
@@ -125,9 +121,9 @@ mod tests {
     #[test]
     fn rpy_round_trip() {
         for rpy in [[0.1, -0.4, 2.5], [0.0, 0.0, 0.0], [-3.0, 1.2, -0.7]] {
-            let m = rpy_to_matrix(rpy);
-            let back = matrix_to_rpy(&m);
-            let m2 = rpy_to_matrix(back);
+            let m = rot_from_rpy(rpy);
+            let back = rpy_from_rot(&m);
+            let m2 = rot_from_rpy(back);
             for i in 0..3 {
                 for j in 0..3 {
                     assert!((m[i][j] - m2[i][j]).abs() < 1e-12);
@@ -140,15 +136,15 @@ mod tests {
     #[test]
     fn rpy_convention_is_z_y_x() {
         // yaw of 90 degrees maps x to y.
-        let m = rpy_to_matrix([0.0, 0.0, std::f64::consts::FRAC_PI_2]);
-        let v = mul(&m, [1.0, 0.0, 0.0]);
+        let m = rot_from_rpy([0.0, 0.0, std::f64::consts::FRAC_PI_2]);
+        let v = mul_mv(&m, [1.0, 0.0, 0.0]);
         assert!((v[1] - 1.0).abs() < 1e-15);
         // roll then pitch then yaw, applied right to left.
-        let r = rpy_to_matrix([0.3, 0.2, 0.1]);
-        let rx = axis_angle([1.0, 0.0, 0.0], 0.3);
-        let ry = axis_angle([0.0, 1.0, 0.0], 0.2);
-        let rz = axis_angle([0.0, 0.0, 1.0], 0.1);
-        let p = matmul(&rz, &matmul(&ry, &rx));
+        let r = rot_from_rpy([0.3, 0.2, 0.1]);
+        let rx = rot_axis_angle([1.0, 0.0, 0.0], 0.3);
+        let ry = rot_axis_angle([0.0, 1.0, 0.0], 0.2);
+        let rz = rot_axis_angle([0.0, 0.0, 1.0], 0.1);
+        let p = mul_mm(&rz, &mul_mm(&ry, &rx));
         for i in 0..3 {
             for j in 0..3 {
                 assert!((r[i][j] - p[i][j]).abs() < 1e-15);

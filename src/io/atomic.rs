@@ -148,6 +148,28 @@ fn default_permissions() -> Option<fs::Permissions> {
     None
 }
 
+/// A text file a command rewrites: where, as it is, as it will be.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    pub path: PathBuf,
+    pub old: String,
+    pub new: String,
+}
+
+impl Rewrite {
+    pub fn changed(&self) -> bool {
+        self.old != self.new
+    }
+
+    /// Writes the new text atomically when it differs from the old.
+    pub fn write_if_changed(&self) -> Result<()> {
+        if self.changed() {
+            write_atomic(&self.path, self.new.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,8 @@
 //! (self-collision is checked in the base frame).
 
 use super::package::PackageResolver;
-use super::xml::{Attribute, Element, Location, XmlLimits, parse_file, parse_floats, parse_str};
+use super::xml::{Attribute, Element, XmlLimits, parse_file, parse_floats, parse_str};
+use crate::error::Location;
 use crate::error::Result;
 use crate::model::rotation::{axis_angle, quat_to_rpy, quat_wxyz, z_onto};
 use crate::model::{

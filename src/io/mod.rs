@@ -1,8 +1,7 @@
-//! Readers and writers: robot descriptions, meshes, manifests, package paths.
+//! Readers and writers: robot descriptions, meshes, package paths, atomic writes.
 
 pub mod allow;
 pub mod atomic;
-pub mod manifest;
 pub mod mesh;
 pub mod mjcf;
 pub mod package;

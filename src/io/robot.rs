@@ -238,3 +238,21 @@ impl LoadedRobot {
         }))
     }
 }
+
+/// Where the robot and its meshes are read from.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    pub load: LoadOptions,
+    pub mesh_limits: crate::io::mesh::MeshLimits,
+    pub max_total_triangles: usize,
+}
+
+impl ReadOptions {
+    pub fn new(load: LoadOptions) -> Self {
+        ReadOptions {
+            load,
+            mesh_limits: crate::io::mesh::MeshLimits::default(),
+            max_total_triangles: 50_000_000,
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! SRDF reader: disabled collision pairs, named joint states, virtual and passive joints.
 
-use super::xml::{Element, Location, XmlLimits, parse_file, parse_str};
+use super::xml::{Element, XmlLimits, parse_file, parse_str};
+use crate::error::Location;
 use crate::error::Result;
 use crate::model::Robot;
 use std::collections::BTreeMap;
@@ -124,4 +125,48 @@ fn srdf_from_xml(root: &Element, robot: &Robot) -> Result<Srdf> {
         }
     }
     Ok(srdf)
+}
+
+/// A `disable_collisions` row to write: its links, its reason (`Adjacent`, `Never`, ...)
+/// and a comment written above it.
+pub struct WrittenPair<'a> {
+    pub a: &'a str,
+    pub b: &'a str,
+    pub reason: &'a str,
+    pub comment: Option<&'a str>,
+}
+
+/// An SRDF holding only `disable_collisions` rows, MoveIt's ACM, under a header comment.
+pub fn srdf_text(robot: &str, header: &str, rows: &[WrittenPair]) -> String {
+    use crate::text::escape;
+    let mut out = format!(
+        "<?xml version=\"1.0\" ?>\n<!-- {} -->\n<robot name=\"{}\">\n",
+        xml_comment(header),
+        escape(robot)
+    );
+    for r in rows {
+        if let Some(c) = r.comment {
+            out += &format!("  <!-- {} -->\n", xml_comment(c));
+        }
+        out += &format!(
+            "  <disable_collisions link1=\"{}\" link2=\"{}\" reason=\"{}\"/>\n",
+            escape(r.a),
+            escape(r.b),
+            escape(r.reason)
+        );
+    }
+    out += "</robot>\n";
+    out
+}
+
+/// Text safe inside `<!-- -->`: no `--`, and no line breaks.
+fn xml_comment(s: &str) -> String {
+    let mut out = crate::messages::one_line(s).into_owned();
+    while out.contains("--") {
+        out = out.replace("--", "- -");
+    }
+    if out.ends_with('-') {
+        out.push(' ');
+    }
+    out
 }

@@ -3,7 +3,7 @@
 //! Owning the tree lets MJCF splice `<include>`d files in place and lets every
 //! reader report `file:line:col` without keeping the text alive.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -26,27 +26,6 @@ impl Default for XmlLimits {
             max_bytes: 64 << 20,
             max_depth: 256,
         }
-    }
-}
-
-/// Where something is in a source file (1-based line and column).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Location {
-    pub file: Arc<PathBuf>,
-    pub line: u32,
-    pub col: u32,
-}
-
-impl Location {
-    /// An input error at this location.
-    pub fn error(&self, message: impl std::fmt::Display) -> Error {
-        Error::at(&self.file, Some((self.line, self.col)), message)
-    }
-}
-
-impl std::fmt::Display for Location {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}", self.file.display(), self.line, self.col)
     }
 }
 

@@ -725,6 +725,15 @@ impl Model {
         &self.dof_joints
     }
 
+    /// The interval a dof ranges over: its joint's limits, or one turn for a continuous joint.
+    pub fn dof_range(&self, dof: usize) -> (f64, f64) {
+        let j = &self.links[self.dof_joints[dof]].joint;
+        match j.kind {
+            JointKind::Continuous => (-std::f64::consts::PI, std::f64::consts::PI),
+            _ => (j.lower, j.upper),
+        }
+    }
+
     /// The checked link pairs `(i, j)`, `i < j`, in the order of
     /// [`super::check::Workspace::pair_distances`] and of the search for the first tripping
     /// pair: pairs not exempt by the ACM whose links both carry at least one primitive.

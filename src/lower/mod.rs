@@ -4,17 +4,15 @@
 
 use crate::error::{Error, Result};
 use crate::fit::{FitOptions, LinkFit};
-use crate::io::manifest::{self, Manifest};
 use crate::io::mesh::MeshLimits;
 use crate::io::robot::LoadedRobot;
-use crate::model::truth::{MeshCache, link_truth};
-use crate::model::{Robot, Shape};
+use crate::manifest::sources::{generator, sha256_file, source_files};
+use crate::manifest::{self, Manifest};
+use crate::truth::meshes::{load_meshes, truths};
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-pub mod convert;
 pub mod refine;
 
 use refine::{Level, LinkPlan, RefineOptions, Refinement};
@@ -126,106 +124,13 @@ pub struct Lowered {
     pub text: String,
     pub fits: Vec<(String, LinkFit)>,
     /// Resting contacts: (a, b, distance) for checked pairs at or below the margin.
-    pub rest_contacts: Vec<crate::verify::rest::Contact>,
+    pub rest_contacts: Vec<crate::manifest::rest::Contact>,
     /// Truth meshes by link, for proofs and reports.
     pub truths: BTreeMap<String, crate::geom::mesh::TriMesh>,
     /// Each link's plan as fitted (level and reason).
     pub plans: BTreeMap<String, LinkPlan>,
     /// What the automatic refinement measured and did.
     pub refinement: Option<Refinement>,
-}
-
-pub fn generator() -> String {
-    format!("collide {}", env!("CARGO_PKG_VERSION"))
-}
-
-pub fn sha256_file(path: &Path) -> Result<String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::at(path, None, format!("cannot read: {e}")))?;
-    Ok(Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
-
-/// One file a manifest depends on.
-pub struct SourceFile {
-    /// As the manifest records it: as given in the robot config, else a reference that
-    /// resolves on its own (`package://`, or relative to the manifest's directory).
-    pub path: String,
-    /// As the robot's own files write it (mesh references relative to an MJCF's
-    /// `meshdir`): what manifests recorded before, still accepted by `verify`.
-    pub written: String,
-    pub file: PathBuf,
-}
-
-/// Every file the manifest depends on (config entries, included files, then mesh
-/// references sorted). The manifest lies beside the robot config (or, for a bare robot
-/// file, in the working directory).
-pub fn source_files(loaded: &LoadedRobot) -> Vec<SourceFile> {
-    let base = loaded
-        .config_path
-        .as_deref()
-        .and_then(Path::parent)
-        .unwrap_or(Path::new(""));
-    let own = |written: String, file: PathBuf| {
-        let path = if written.starts_with("package://") {
-            written.clone()
-        } else {
-            loaded.resolver.reference_for(&file, base)
-        };
-        SourceFile {
-            path,
-            written,
-            file,
-        }
-    };
-    let mut out: Vec<SourceFile> = loaded
-        .sources
-        .iter()
-        .map(|(given, file)| SourceFile {
-            path: given.clone(),
-            written: given.clone(),
-            file: file.clone(),
-        })
-        .collect();
-    for extra in loaded.robot.files.iter().skip(1) {
-        out.push(own(extra.display().to_string(), extra.clone()));
-    }
-    let mut meshes: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for l in &loaded.robot.links {
-        for g in &l.geometry {
-            if let Shape::Mesh { uri, path, .. } = &g.shape {
-                meshes.insert(uri.clone(), path.clone());
-            }
-        }
-    }
-    out.extend(meshes.into_iter().map(|(uri, file)| own(uri, file)));
-    out
-}
-
-/// Loads every mesh the robot names, once each.
-pub fn load_meshes(
-    robot: &Robot,
-    limits: &MeshLimits,
-    max_total_triangles: usize,
-) -> Result<MeshCache> {
-    let keys = crate::model::truth::mesh_keys(robot);
-    MeshCache::load_for(&robot.source, &keys, limits, max_total_triangles)
-}
-
-/// Every link's truth mesh (links without geometry are left out), in link order.
-pub fn truths(
-    robot: &Robot,
-    cache: &MeshCache,
-) -> Result<Vec<(String, crate::geom::mesh::TriMesh)>> {
-    let mut out = Vec::new();
-    for link in &robot.links {
-        if let Some(mesh) = link_truth(link, cache)? {
-            out.push((link.name.clone(), mesh));
-        }
-    }
-    Ok(out)
 }
 
 pub fn lower(
@@ -249,7 +154,7 @@ pub fn lower(
         .iter()
         .map(|(name, _)| (name.clone(), options.tight.plan(name, existing_link(name))))
         .collect();
-    let progress = crate::report::progress::bar(truths.len() as u64, "fitting links");
+    let progress = crate::progress::bar(truths.len() as u64, "fitting links");
     let mut fits: Vec<(String, LinkFit)> = truths
         .par_iter()
         .map(|(name, mesh)| {
@@ -311,7 +216,7 @@ pub fn lower(
         joints: robot
             .joints
             .iter()
-            .map(|j| convert::manifest_joint(robot, j))
+            .map(|j| manifest::fit::manifest_joint(robot, j))
             .collect(),
         links,
         acm,
@@ -338,13 +243,13 @@ pub fn lower(
         }
         None => None,
     };
-    let (rest_check, rest_contacts) = crate::verify::rest::check_rest(&manifest)?;
+    let (rest_check, rest_contacts) = crate::manifest::rest::check_rest(&manifest)?;
     manifest.rest_pose.clear = rest_check.clear;
     manifest.rest_pose.min_distance_m = rest_check.min_distance_m;
     let text = manifest::to_yaml(&manifest)?;
     // The proof runs on the text as it will be written, read back.
     let written = manifest::parse_manifest(Path::new("<new manifest>"), &text)?;
-    crate::verify::containment::prove_manifest(&written, &truth_map)?;
+    crate::manifest::proof::prove_manifest(&written, &truth_map)?;
     Ok(Lowered {
         manifest: written,
         text,

@@ -3,7 +3,7 @@
 //!
 //! Start from the fit rule's choice (or the committed manifest's refinements, or
 //! `--tight-link`), and judge the kernel on seeded poses against the mesh truth
-//! (`sweep::mesh_truth`, the sweep's own code), under the ACM the refinement can
+//! (`truth::contacts`, `truth::judge`: the sweep's own code), under the ACM the refinement can
 //! rely on before `acm regenerate` runs: adjacent pairs and the user's exemptions.
 //! Pairs that trip at rest while their meshes are apart, or that carry false
 //! stops (the kernel trips, the meshes are apart) on at least
@@ -22,12 +22,13 @@
 use crate::error::{Error, Result};
 use crate::fit::{self, FitOptions, LinkFit, decompose::PIECE_BUDGET};
 use crate::geom::mesh::TriMesh;
-use crate::io::manifest::{self, AcmEntry, Manifest};
 use crate::kernel::Model;
-use crate::sweep::mesh_truth::{self, Judgement, MeshContacts, MeshTruth};
-use crate::sweep::poses::uniform_q;
-use crate::sweep::truth::placements;
-use crate::verify::kernel_load::{LoadedKernel, load_kernel};
+use crate::manifest::kernel::{LoadedKernel, load_kernel};
+use crate::manifest::{self, AcmEntry, Manifest};
+use crate::truth::contacts::{MeshContacts, mesh_contacts_with_progress};
+use crate::truth::judge::{Judgement, PairVerdict, judge};
+use crate::truth::mesh::MeshTruth;
+use crate::truth::poses::{for_each_pose, placements};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -132,24 +133,17 @@ impl CostModel {
 
     /// Median estimated µs per configuration over `poses` seeded poses.
     pub fn median_us(model: &Model, poses: usize, seed: u64) -> f64 {
-        let mut costs: Vec<f64> = (0..poses)
-            .into_par_iter()
-            .map_init(
-                || (model.workspace(), vec![0.0; model.dof()]),
-                |(ws, q), i| {
-                    uniform_q(model, seed, i as u64, q);
-                    model.check_self_collision(q, ws, false);
-                    let s = ws.stats();
-                    Self::PER_LINK_NS * model.n_links() as f64
-                        + Self::PER_CHECKED_PAIR_NS * model.checked_pairs().len() as f64
-                        + Self::PER_PRIM_PAIR_NS * s.prim_pairs as f64
-                        + Self::PER_NARROW_NS * (s.narrow - s.narrow_tight) as f64
-                        + Self::PER_TIGHT_NARROW_NS * s.narrow_tight as f64
-                        + Self::PER_SCANNED_VERTEX_NS * s.scanned_vertices as f64
-                        + Self::PER_GJK_STEP_NS * s.gjk_steps as f64
-                },
-            )
-            .collect();
+        let mut costs: Vec<f64> = for_each_pose(model, seed, poses, |p, _| {
+            model.check_self_collision(&p.q, &mut p.ws, false);
+            let s = p.ws.stats();
+            Self::PER_LINK_NS * model.n_links() as f64
+                + Self::PER_CHECKED_PAIR_NS * model.checked_pairs().len() as f64
+                + Self::PER_PRIM_PAIR_NS * s.prim_pairs as f64
+                + Self::PER_NARROW_NS * (s.narrow - s.narrow_tight) as f64
+                + Self::PER_TIGHT_NARROW_NS * s.narrow_tight as f64
+                + Self::PER_SCANNED_VERTEX_NS * s.scanned_vertices as f64
+                + Self::PER_GJK_STEP_NS * s.gjk_steps as f64
+        });
         costs.sort_by(f64::total_cmp);
         if costs.is_empty() {
             return 0.0;
@@ -234,7 +228,7 @@ struct Judge<'a> {
 
 impl Judge<'_> {
     fn measure(&self, k: &LoadedKernel) -> Result<(Measured, Judgement)> {
-        let j = mesh_truth::judge(&k.model, &self.contacts)
+        let j = judge(&k.model, &self.contacts)
             .map_err(|e| Error::check(format!("refinement: {e}")))?;
         let mut ws = k.model.workspace();
         k.model.check_self_collision(&self.rest_q, &mut ws, true);
@@ -299,9 +293,8 @@ fn offenders(
     let mut out: Vec<((String, String), String, usize)> = Vec::new();
     let floor = ((FALSE_STOP_FLOOR * poses as f64).ceil() as usize).max(1);
     let slop = j.pairs.iter().any(|p| p.slop_stops >= floor);
-    let score = |p: &mesh_truth::PairVerdict| if slop { p.slop_stops } else { p.false_stops };
-    let mut ranked: Vec<&mesh_truth::PairVerdict> =
-        j.pairs.iter().filter(|p| score(p) >= floor).collect();
+    let score = |p: &PairVerdict| if slop { p.slop_stops } else { p.false_stops };
+    let mut ranked: Vec<&PairVerdict> = j.pairs.iter().filter(|p| score(p) >= floor).collect();
     ranked.sort_by(|x, y| {
         score(y).cmp(&score(x)).then_with(|| {
             ordered(&k.link_names[x.a], &k.link_names[x.b])
@@ -380,8 +373,8 @@ pub fn refine(
     });
     let truth = MeshTruth::new(&k.link_names, truths).with_margin(manifest.margin_m);
     let pairs = k.model.checked_pairs().to_vec();
-    let progress = crate::report::progress::bar(options.poses as u64, "mesh truth");
-    let contacts = mesh_truth::mesh_contacts_with_progress(
+    let progress = crate::progress::bar(options.poses as u64, "mesh truth");
+    let contacts = mesh_contacts_with_progress(
         &k.model,
         &truth,
         &pairs,
@@ -428,20 +421,14 @@ pub fn refine(
         .filter(|&(a, b)| truth.touching(a, &place[a], b, &place[b]))
         .collect();
     // Each checked pair's least kernel value over the poses (lower bounds).
-    let least = (0..options.poses)
-        .into_par_iter()
-        .map_init(
-            || (k.model.workspace(), vec![0.0; k.model.dof()]),
-            |(ws, q), i| {
-                uniform_q(&k.model, options.seed, i as u64, q);
-                k.model.check_self_collision(q, ws, true);
-                ws.pair_distances().to_vec()
-            },
-        )
-        .reduce(
-            || vec![f64::INFINITY; pairs.len()],
-            |a, b| a.iter().zip(&b).map(|(x, y)| x.min(*y)).collect(),
-        );
+    let least = for_each_pose(&k.model, options.seed, options.poses, |p, _| {
+        k.model.check_self_collision(&p.q, &mut p.ws, true);
+        p.ws.pair_distances().to_vec()
+    })
+    .into_iter()
+    .fold(vec![f64::INFINITY; pairs.len()], |a, b| {
+        a.iter().zip(&b).map(|(x, y)| x.min(*y)).collect()
+    });
     let far = pairs
         .iter()
         .zip(&least)
@@ -574,7 +561,7 @@ pub fn refine(
                     .iter()
                     .position(|l| &l.name == name)
                     .expect("every fitted link is in the draft");
-                trial.links[pos] = super::convert::manifest_link(name, f);
+                trial.links[pos] = crate::manifest::fit::manifest_link(name, f);
             }
             let kt = load_kernel(&trial)?;
             let (m, j) = judge.measure(&kt)?;
@@ -628,7 +615,7 @@ pub fn refine(
 
 /// `manifest::Link` for a planned fit, reason included.
 pub fn planned_link(name: &str, fit: &LinkFit, plan: &LinkPlan) -> manifest::Link {
-    let mut link = super::convert::manifest_link(name, fit);
+    let mut link = crate::manifest::fit::manifest_link(name, fit);
     link.fit.reason = plan.reason.clone();
     link
 }

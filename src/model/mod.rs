@@ -3,10 +3,9 @@
 
 pub mod kinematics;
 pub mod rotation;
-pub mod truth;
 pub mod twin;
 
-use crate::io::xml::Location;
+use crate::error::Location;
 use std::path::PathBuf;
 
 pub use kinematics::{Configuration, Pose};

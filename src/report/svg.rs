@@ -10,7 +10,9 @@
 
 use crate::geom::hull::convex_hull_2d;
 use crate::geom::mesh::TriMesh;
-use crate::io::manifest::{Primitive, rpy_matrix};
+use crate::kernel::vec3::rot_from_rpy;
+use crate::manifest::Primitive;
+use crate::text::escape;
 use std::fmt::Write as _;
 
 /// Silhouette cells per side.
@@ -44,7 +46,7 @@ fn outlines(p: &Primitive, h: usize, v: usize) -> Vec<(&'static str, Vec<P2>)> {
             vec![("capsule", hull2(&pts))]
         }
         Primitive::Box(b) => {
-            let r = rpy_matrix(b.rpy);
+            let r = rot_from_rpy(b.rpy);
             let mut corners = Vec::with_capacity(8);
             for i in 0..8 {
                 let s = |k: usize| if i & (1 << k) == 0 { -1.0 } else { 1.0 };
@@ -90,7 +92,7 @@ fn bounds(mesh: &TriMesh, prims: &[Primitive]) -> ([f64; 3], [f64; 3]) {
                 add(c.b, [c.radius; 3]);
             }
             Primitive::Box(b) => {
-                let r = rpy_matrix(b.rpy);
+                let r = rot_from_rpy(b.rpy);
                 let ext =
                     [0, 1, 2].map(|row| (0..3).map(|k| r[row][k].abs() * b.half_extents[k]).sum());
                 add(b.center, ext);
@@ -260,26 +262,10 @@ pub fn figure(mesh: &TriMesh, prims: &[Primitive], title: &str) -> String {
     out
 }
 
-/// HTML text escaping (SVG text here, the whole page in `fleet`).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::manifest::Capsule;
+    use crate::manifest::Capsule;
 
     #[test]
     fn a_triangle_fills_cells_and_a_capsule_is_outlined() {

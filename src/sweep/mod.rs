@@ -4,11 +4,11 @@
 //! `check_self_collision`, timed alone, twice per pose, the lesser time kept) and by two
 //! truths, on the same checked pairs and the same forward kinematics:
 //!
-//! - the **mesh truth** ([`mesh_truth`], the primary judgement): the links' real triangle
+//! - the **mesh truth** ([`crate::truth::mesh`], the primary judgement): the links' real triangle
 //!   meshes touch when their surfaces meet or a vertex of one lies inside a closed component
-//!   of the other (parry BVH queries). [`mesh_truth::mesh_contacts`] computes the contacts
-//!   once and [`mesh_truth::judge_all`] judges each set's kernel against them;
-//! - the **hull truth** ([`truth`], the second column): each link's truth mesh as convex
+//!   of the other (parry BVH queries). [`contacts::mesh_contacts`] computes the contacts
+//!   once and [`judge::judge_all`] judges each set's kernel against them;
+//! - the **hull truth** ([`crate::truth::hull`], the second column): each link's truth mesh as convex
 //!   pieces, checked exactly by GJK on the hull vertices (a rigorous lower bound; bounding
 //!   spheres first). Hull contact includes every mesh contact.
 //!
@@ -27,27 +27,24 @@
 //! Deterministic: pose `i` comes from `(seed, i)` alone and results are gathered by index, so
 //! the thread count changes nothing but the timings.
 
-pub mod mesh_truth;
-pub mod poses;
-pub mod render;
-pub mod truth;
-
 use crate::error::{Error, Result};
 use crate::fit::{self, FitOptions, Kind};
 use crate::geom::mesh::TriMesh;
-use crate::io::manifest::{self, FitChoice, Manifest};
-use crate::io::mesh::MeshLimits;
-use crate::io::robot::LoadOptions;
-use crate::lower::convert;
-use crate::lower::{load_meshes, truths};
-use crate::verify::check::load_robot_beside;
-use crate::verify::kernel_load::{LoadedKernel, load_kernel};
-use mesh_truth::{Judgement, MeshContacts, MeshTruth};
+
+use crate::io::robot::ReadOptions;
+use crate::manifest::kernel::{LoadedKernel, load_kernel};
+use crate::manifest::sources::load_robot_beside;
+use crate::manifest::{self, FitChoice, Manifest};
+use crate::truth::contacts::{self, MeshContacts};
+use crate::truth::hull::{self, Contact, TruthLink};
+use crate::truth::judge::{self, Judgement, Timing};
+use crate::truth::mesh::MeshTruth;
+use crate::truth::meshes::{load_meshes, truths};
+use crate::truth::poses::{self, for_each_pose};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use truth::{Contact, PoseScratch, TruthLink};
 
 /// Default pose count and seed of `collide sweep`.
 pub const DEFAULT_POSES: usize = 3000;
@@ -72,24 +69,6 @@ impl Set {
             Set::SingleCapsule => "single-capsule",
             Set::Fit => "fit",
             Set::AllTight => "all-tight",
-        }
-    }
-}
-
-/// Where the robot and its meshes are read from.
-#[derive(Debug, Clone, Default)]
-pub struct ReadOptions {
-    pub load: LoadOptions,
-    pub mesh_limits: MeshLimits,
-    pub max_total_triangles: usize,
-}
-
-impl ReadOptions {
-    pub fn new(load: LoadOptions) -> Self {
-        ReadOptions {
-            load,
-            mesh_limits: MeshLimits::default(),
-            max_total_triangles: 50_000_000,
         }
     }
 }
@@ -152,11 +131,14 @@ pub fn prepare(path: &Path, compare: &[Set], read: &ReadOptions) -> Result<Prepa
         .links
         .par_iter()
         .map(|l| {
-            let prims: Vec<fit::Primitive> =
-                l.primitives.iter().map(convert::fit_primitive).collect();
+            let prims: Vec<fit::Primitive> = l
+                .primitives
+                .iter()
+                .map(manifest::fit::fit_primitive)
+                .collect();
             (
                 fit_kernel.link_index[&l.name],
-                truth::truth_link(&meshes[&l.name], &prims),
+                hull::truth_link(&meshes[&l.name], &prims),
             )
         })
         .collect();
@@ -274,7 +256,7 @@ fn alternative(m: &Manifest, meshes: &BTreeMap<String, TriMesh>, set: Set) -> Re
                 ),
                 _ => (FitChoice::TightBox, &fitted.candidates[0]),
             };
-            Ok(convert::plain_link(
+            Ok(manifest::fit::plain_link(
                 &l.name,
                 choice,
                 &cand.primitives,
@@ -285,7 +267,7 @@ fn alternative(m: &Manifest, meshes: &BTreeMap<String, TriMesh>, set: Set) -> Re
         .collect::<Result<_>>()?;
     let mut out = m.clone();
     out.links = links;
-    let (rest, _) = crate::verify::rest::check_rest(&out)?;
+    let (rest, _) = crate::manifest::rest::check_rest(&out)?;
     out.rest_pose.clear = rest.clear;
     out.rest_pose.min_distance_m = rest.min_distance_m;
     Ok(out)
@@ -294,9 +276,9 @@ fn alternative(m: &Manifest, meshes: &BTreeMap<String, TriMesh>, set: Set) -> Re
 /// Which truth a figure is judged against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Truth {
-    /// The real triangle meshes ([`mesh_truth`]): the primary judgement.
+    /// The real triangle meshes ([`crate::truth::mesh`]): the primary judgement.
     Mesh,
-    /// The convex pieces ([`truth`]): hulls of each primitive's share of the surface.
+    /// The convex pieces ([`crate::truth::hull`]): hulls of each primitive's share of the surface.
     Hull,
 }
 
@@ -327,13 +309,6 @@ pub struct Missed {
 }
 
 /// Kernel time per configuration, microseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Timing {
-    pub median_us: f64,
-    pub p99_us: f64,
-    pub max_us: f64,
-}
-
 /// The rest pose as a set's kernel sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rest {
@@ -417,7 +392,7 @@ pub struct SweepReport {
     pub checked_pairs: usize,
     pub acm_rows: usize,
     /// What the mesh truth is made of.
-    pub mesh_truth: mesh_truth::MeshSummary,
+    pub mesh_truth: crate::truth::mesh::MeshSummary,
     /// What the hull truth is made of.
     pub truth: TruthSummary,
     /// Contacts of the meshes (primary) and of the hull truth.
@@ -517,32 +492,26 @@ impl Prepared {
         let model = &self.fit_kernel().model;
         let pairs = model.checked_pairs();
         let margin = self.manifest.margin_m;
-        let details: Vec<HullPose> = (0..poses)
-            .into_par_iter()
-            .map_init(
-                || PoseScratch::new(model),
-                |s, i| {
-                    s.pose(model, seed, i as u64);
-                    let place = &s.place;
-                    let mut contacts = Vec::new();
-                    for (k, &(a, b)) in pairs.iter().enumerate() {
-                        let (Some(ta), Some(tb)) = (&self.truth[a], &self.truth[b]) else {
-                            continue;
-                        };
-                        if let Contact::Touching {
-                            lower,
-                            upper,
-                            converged,
-                        } = truth::contact(ta, &place[a], tb, &place[b], margin)
-                        {
-                            contacts.push((k as u32, lower, upper, converged));
-                        }
-                    }
-                    bar.inc(1);
-                    contacts
-                },
-            )
-            .collect();
+        let details: Vec<HullPose> = for_each_pose(model, seed, poses, |s, _| {
+            s.place(model);
+            let place = &s.place;
+            let mut contacts = Vec::new();
+            for (k, &(a, b)) in pairs.iter().enumerate() {
+                let (Some(ta), Some(tb)) = (&self.truth[a], &self.truth[b]) else {
+                    continue;
+                };
+                if let Contact::Touching {
+                    lower,
+                    upper,
+                    converged,
+                } = hull::contact(ta, &place[a], tb, &place[b], margin)
+                {
+                    contacts.push((k as u32, lower, upper, converged));
+                }
+            }
+            bar.inc(1);
+            contacts
+        });
         let contacts = details
             .iter()
             .map(|d| {
@@ -560,30 +529,27 @@ impl Prepared {
         let contacts = MeshContacts {
             poses,
             seed,
-            pairs: mesh_truth::normalized_pairs(pairs, model.n_links()),
+            pairs: contacts::normalized_pairs(pairs, model.n_links()),
             contacts,
         };
         (contacts, details)
     }
 
     /// Sweeps `poses` poses of `seed` over every prepared set, on the rayon pool: the mesh
-    /// truth's contacts ([`mesh_truth::mesh_contacts`]), the hull truth's, then every set's
-    /// kernel judged against both ([`mesh_truth::judge_all`]).
+    /// truth's contacts ([`contacts::mesh_contacts`]), the hull truth's, then every set's
+    /// kernel judged against both ([`judge::judge_all`]).
     pub fn run(&self, poses: usize, seed: u64, progress: bool) -> SweepReport {
         let model = &self.fit_kernel().model;
         let bar = |what: &str| {
             if progress {
-                crate::report::progress::bar(
-                    poses as u64,
-                    &format!("{what} {}", self.manifest.robot),
-                )
+                crate::progress::bar(poses as u64, &format!("{what} {}", self.manifest.robot))
             } else {
                 indicatif::ProgressBar::hidden()
             }
         };
         let started = Instant::now();
         let b = bar("mesh truth");
-        let mesh = mesh_truth::mesh_contacts_with_progress(
+        let mesh = contacts::mesh_contacts_with_progress(
             model,
             &self.mesh_truth,
             &self.mesh_pairs(),
@@ -603,7 +569,7 @@ impl Prepared {
             .sets
             .iter()
             .map(|s| {
-                mesh_truth::judge_all(&s.kernel.model, &[&mesh, &hull])
+                judge::judge_all(&s.kernel.model, &[&mesh, &hull])
                     .expect("every set checks the fit's pairs (checked in prepare)")
             })
             .collect();
@@ -732,7 +698,7 @@ impl Prepared {
                     });
                 }
             }
-            let (r, contacts) = crate::verify::rest::rest_verdict(&s.kernel, &s.manifest);
+            let (r, contacts) = crate::manifest::rest::rest_verdict(&s.kernel, &s.manifest);
             sets.push(SetReport {
                 set: s.set,
                 primitives,

@@ -1,14 +1,18 @@
 //! `collide verify`: every check a committed manifest must still pass.
 
-use super::kernel_load::load_kernel;
 use crate::acm::user::USER;
 use crate::acm::{PairDecider, Verdict, unexempted};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::io::allow::AllowEntry;
-use crate::io::manifest::{self, Manifest};
-use crate::io::robot::{LoadOptions, LoadedRobot, load_robot};
-use crate::lower::{load_meshes, sha256_file, source_files, truths};
-use crate::sweep::mesh_truth::MeshTruth;
+use crate::io::robot::LoadOptions;
+use crate::manifest::kernel::load_kernel;
+use crate::manifest::sources::sha256_file;
+use crate::manifest::sources::source_files;
+use crate::manifest::sources::{config_beside, load_robot_beside};
+use crate::manifest::{self, Manifest};
+use crate::truth::mesh::MeshTruth;
+use crate::truth::meshes::load_meshes;
+use crate::truth::meshes::truths;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,28 +46,6 @@ pub struct VerifyOptions {
     pub max_total_triangles: usize,
     /// Boxes the branch and bound may use to re-prove one `never` row.
     pub budget: usize,
-}
-
-/// The robot config a manifest was lowered from: `robot.yaml` beside it.
-pub fn config_beside(path: &Path) -> PathBuf {
-    path.with_file_name("robot.yaml")
-}
-
-/// Loads the robot beside manifest `path`; a missing config is an error naming the manifest,
-/// with `needed_for` (for example ": the truth meshes come from the robot") appended.
-pub fn load_robot_beside(path: &Path, load: &LoadOptions, needed_for: &str) -> Result<LoadedRobot> {
-    let config = config_beside(path);
-    if !config.is_file() {
-        return Err(Error::at(
-            path,
-            None,
-            format!(
-                "no robot config beside it ({} is missing){needed_for}",
-                config.display()
-            ),
-        ));
-    }
-    load_robot(&config, load)
 }
 
 fn violation(
@@ -187,7 +169,7 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
                     link.name.clone(),
                     "has primitives but no geometry in the robot",
                 )),
-                Some(mesh) => super::containment::prove_link(link, mesh)
+                Some(mesh) => crate::manifest::proof::prove_link(link, mesh)
                     .map_err(|e| violation("containment", link.name.clone(), e.message)),
             })
             .collect();
@@ -269,7 +251,7 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     }
 
     // The rest pose gives the recorded verdict.
-    let (rest, _) = super::rest::rest_verdict(&kernel, &m);
+    let (rest, _) = crate::manifest::rest::rest_verdict(&kernel, &m);
     if rest.clear != m.rest_pose.clear || rest.min_distance_m != m.rest_pose.min_distance_m {
         out.violations.push(violation(
             "rest pose",
@@ -353,7 +335,7 @@ fn describe(v: &Verdict) -> String {
         Verdict::Unproven { boxes, closest } => {
             format!(
                 "unproven after {} boxes (closest {:.1} mm)",
-                crate::acm::thousands(*boxes),
+                crate::text::thousands(*boxes),
                 closest * 1e3
             )
         }

@@ -1,6 +1,3 @@
-//! Checks on a written manifest: kernel loading, containment, rest pose.
+//! `collide verify`: every check re-run on a committed manifest.
 
 pub mod check;
-pub mod containment;
-pub mod kernel_load;
-pub mod rest;

@@ -23,13 +23,9 @@
 //! kernel model against them without any mesh query, cheaply enough to be repeated after
 //! every refit. `collide sweep` uses exactly these two functions.
 
-use super::Timing;
-use super::poses::uniform_q;
-use super::truth::{Placement, PoseScratch};
 use crate::geom::containment::HullPlanes;
 use crate::geom::mesh::TriMesh;
-use crate::kernel::Model;
-use crate::kernel::vec3::{Mat3, V3};
+use crate::kernel::vec3::{Iso, Mat3, V3};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhNode};
@@ -38,7 +34,6 @@ use parry3d_f64::query::gjk::{self, CsoPoint, GJKResult, VoronoiSimplex};
 use parry3d_f64::shape::{TriMesh as ParryMesh, TriMeshFlags, Triangle};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
-use std::time::Instant;
 
 /// Surfaces this close count as touching (1 nm): floating-point rounding, not physics. A
 /// vertex exactly on a face must touch whatever the last bit of the placement says.
@@ -325,7 +320,7 @@ impl MeshLink {
             .collect();
         let closed_bvh = Bvh::from_leaves(BvhBuildStrategy::default(), &boxes);
         let mesh = ParryMesh::new(m.vertices.iter().map(|p| pv(*p)).collect(), tris).ok()?;
-        let (center, radius) = super::truth::sphere_of(m.vertices.iter().copied());
+        let (center, radius) = super::hull::sphere_of(m.vertices.iter().copied());
         Some(MeshLink {
             mesh,
             center,
@@ -351,7 +346,7 @@ struct Rigid {
 
 impl Rigid {
     /// The map from `b`'s link frame to `a`'s: `Ra^T (Rb p + pb - pa)`.
-    fn between(a: &Placement, b: &Placement) -> Rigid {
+    fn between(a: &Iso, b: &Iso) -> Rigid {
         let mut r = [[0.0; 3]; 3];
         for (i, row) in r.iter_mut().enumerate() {
             for (j, x) in row.iter_mut().enumerate() {
@@ -572,17 +567,22 @@ impl MeshTruth {
     /// and position as the kernel workspace's `link_pose`)? `false` for a link without a
     /// mesh or an index out of range; `true` for a non-finite placement (errs towards
     /// contact, as the hull truth does).
-    pub fn touching(&self, a: usize, pa: &Placement, b: usize, pb: &Placement) -> bool {
+    pub fn touching(&self, a: usize, pa: &Iso, b: usize, pb: &Iso) -> bool {
         let (Some(Some(la)), Some(Some(lb))) = (self.links.get(a), self.links.get(b)) else {
             return false;
         };
-        let placed_ok = |p: &Placement| finite(&p.pos) && p.rot.iter().all(finite);
+        let placed_ok = |p: &Iso| finite(&p.pos) && p.rot.iter().all(finite);
         if !placed_ok(pa) || !placed_ok(pb) {
             return true;
         }
         let tol = self.margin + CONTACT_TOL_M;
-        let gap =
-            norm2(sub(pa.apply(la.center), pb.apply(lb.center))).sqrt() - la.radius - lb.radius;
+        let gap = norm2(sub(
+            pa.transform_point(la.center),
+            pb.transform_point(lb.center),
+        ))
+        .sqrt()
+            - la.radius
+            - lb.radius;
         if gap > tol {
             return false;
         }
@@ -595,333 +595,12 @@ impl MeshTruth {
     }
 }
 
-/// The touching pairs of seeded poses, computed once (see [`mesh_contacts`]). The hull
-/// truth's contacts have the same shape.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MeshContacts {
-    pub poses: usize,
-    pub seed: u64,
-    /// The link pairs asked about (kernel link indices, `a < b`, sorted): a pair outside
-    /// this list was not computed, so [`judge`] refuses a model that checks one.
-    pub pairs: Vec<(u32, u32)>,
-    /// Per pose `i` (`uniform_q(model, seed, i)`): the pairs of `pairs` whose meshes touch,
-    /// sorted.
-    pub contacts: Vec<Vec<(u32, u32)>>,
-}
-
-impl MeshContacts {
-    /// In how many poses the meshes of kernel links `a` and `b` (either order) touch.
-    pub fn count(&self, a: usize, b: usize) -> usize {
-        let key = (a.min(b) as u32, a.max(b) as u32);
-        self.contacts
-            .iter()
-            .filter(|pose| pose.binary_search(&key).is_ok())
-            .count()
-    }
-}
-
-/// `pairs` as `(min, max)`, without self-pairs or indices outside `0..n`, sorted, deduplicated.
-pub fn normalized_pairs(pairs: &[(usize, usize)], n: usize) -> Vec<(u32, u32)> {
-    let mut out: Vec<(u32, u32)> = pairs
-        .iter()
-        .filter(|&&(a, b)| a != b && a < n && b < n)
-        .map(|&(a, b)| (a.min(b) as u32, a.max(b) as u32))
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-/// Mesh contacts of every pair of `pairs` (kernel link indices, either order) on `poses`
-/// seeded poses: pose `i` is `sweep::poses::uniform_q(model, seed, i)`, links placed by the
-/// kernel's forward kinematics. Parallel over poses (rayon); the output does not depend on
-/// the thread count.
-pub fn mesh_contacts(
-    model: &Model,
-    truth: &MeshTruth,
-    pairs: &[(usize, usize)],
-    poses: usize,
-    seed: u64,
-) -> MeshContacts {
-    mesh_contacts_with_progress(
-        model,
-        truth,
-        pairs,
-        poses,
-        seed,
-        &indicatif::ProgressBar::hidden(),
-    )
-}
-
-/// [`mesh_contacts`], counting each pose on `bar`.
-pub fn mesh_contacts_with_progress(
-    model: &Model,
-    truth: &MeshTruth,
-    pairs: &[(usize, usize)],
-    poses: usize,
-    seed: u64,
-    bar: &indicatif::ProgressBar,
-) -> MeshContacts {
-    let pairs = normalized_pairs(pairs, model.n_links().min(truth.n_links()));
-    let contacts = (0..poses)
-        .into_par_iter()
-        .map_init(
-            || PoseScratch::new(model),
-            |s, i| {
-                s.pose(model, seed, i as u64);
-                let place = &s.place;
-                let touching: Vec<(u32, u32)> = pairs
-                    .iter()
-                    .copied()
-                    .filter(|&(a, b)| {
-                        let (a, b) = (a as usize, b as usize);
-                        truth.touching(a, &place[a], b, &place[b])
-                    })
-                    .collect();
-                bar.inc(1);
-                touching
-            },
-        )
-        .collect();
-    MeshContacts {
-        poses,
-        seed,
-        pairs,
-        contacts,
-    }
-}
-
-/// One checked pair's counts over the poses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PairVerdict {
-    /// Kernel link indices (`a < b`).
-    pub a: usize,
-    pub b: usize,
-    /// Poses the kernel trips this pair (value `<= margin` or NaN).
-    pub trips: usize,
-    /// Poses the truth has this pair touching.
-    pub contacts: usize,
-    /// Trips while the truth is apart.
-    pub false_stops: usize,
-    /// Truth contacts the kernel clears (must be 0).
-    pub missed: usize,
-    /// Trips on slop-only poses (refused with no truth contact anywhere): the false
-    /// stops that alone refuse a pose.
-    pub slop_stops: usize,
-}
-
-/// A kernel model measured against precomputed contacts ([`judge`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Judgement {
-    pub poses: usize,
-    /// Per checked pair of the model, in `model.checked_pairs()` order.
-    pub pairs: Vec<PairVerdict>,
-    /// Poses with a truth contact on some checked pair.
-    pub contact_poses: usize,
-    /// Truth contacts on checked pairs, summed over poses.
-    pub contact_pairs: usize,
-    /// Poses the kernel trips.
-    pub refused: usize,
-    /// Refused poses with no truth contact on any checked pair.
-    pub slop_only: usize,
-    /// Checked pairs, summed over poses, the kernel trips while the truth is apart.
-    pub false_stops: usize,
-    /// Checked pairs, summed over poses, in truth contact while the kernel clears them.
-    pub missed: usize,
-    /// Poses with at least one missed pair.
-    pub missed_poses: usize,
-    /// Every missed pair: (pose, index into `pairs`, the kernel's value for it).
-    pub missed_at: Vec<(usize, usize, f64)>,
-    /// `check_self_collision` per configuration (each timed twice, the lesser kept).
-    pub timing: Timing,
-}
-
-/// [`judge_all`] with one truth.
-pub fn judge(model: &Model, contacts: &MeshContacts) -> Result<Judgement, String> {
-    Ok(judge_all(model, &[contacts])?.remove(0))
-}
-
-fn percentile(sorted: &[u64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let k = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
-    sorted[k] as f64 / 1e3
-}
-
-/// Judges `model` (its primitives, ACM and margin) against each of `truths`, on their
-/// poses: the kernel runs once per pose for all of them (no mesh query). Every truth must
-/// cover the same poses and seed and every pair the model checks; otherwise an error names
-/// what is missing. Parallel over poses; every figure but the timings is independent of
-/// the thread count.
-pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgement>, String> {
-    let Some(first) = truths.first() else {
-        return Ok(Vec::new());
-    };
-    let (poses, seed) = (first.poses, first.seed);
-    let n = model.n_links();
-    let checked = model.checked_pairs();
-    for t in truths {
-        if t.poses != poses || t.seed != seed || t.contacts.len() != poses {
-            return Err(format!(
-                "the truths are on different poses ({} poses of seed {} against {} of seed {})",
-                t.poses, t.seed, poses, seed
-            ));
-        }
-        let uncovered: Vec<String> = checked
-            .iter()
-            .map(|&(a, b)| (a.min(b) as u32, a.max(b) as u32))
-            .filter(|p| t.pairs.binary_search(p).is_err())
-            .map(|(a, b)| format!("{a}/{b}"))
-            .collect();
-        if !uncovered.is_empty() {
-            return Err(format!(
-                "the model checks {} pair(s) the contacts were not computed on: {}",
-                uncovered.len(),
-                uncovered.join(", ")
-            ));
-        }
-    }
-    // Link pair -> checked pair index.
-    let mut index = vec![u32::MAX; n * n];
-    for (k, &(a, b)) in checked.iter().enumerate() {
-        index[a.min(b) * n + a.max(b)] = k as u32;
-    }
-    let margin = model.margin();
-    struct PoseOut {
-        tripped: bool,
-        trips: Vec<u32>,
-        values: Vec<f64>,
-        ns: u64,
-    }
-    let outs: Vec<PoseOut> = (0..poses)
-        .into_par_iter()
-        .map_init(
-            || (model.workspace(), vec![0.0; model.dof()]),
-            |(ws, q), i| {
-                uniform_q(model, seed, i as u64, q);
-                let t = Instant::now();
-                let r = model.check_self_collision(q, ws, true);
-                let first = t.elapsed().as_nanos() as u64;
-                // Timed twice, the lesser kept: a pre-emption (milliseconds) lands in some
-                // calls, rarely in both. The kernel is deterministic: same verdict.
-                let t = Instant::now();
-                let _ = model.check_self_collision(q, ws, true);
-                let ns = first.min(t.elapsed().as_nanos() as u64);
-                let values = ws.pair_distances().to_vec();
-                let trips = values
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, d)| d.is_nan() || **d <= margin)
-                    .map(|(k, _)| k as u32)
-                    .collect();
-                PoseOut {
-                    tripped: r.tripped,
-                    trips,
-                    values,
-                    ns,
-                }
-            },
-        )
-        .collect();
-    let mut ns: Vec<u64> = outs.iter().map(|o| o.ns).collect();
-    ns.sort_unstable();
-    let timing = Timing {
-        median_us: percentile(&ns, 0.5),
-        p99_us: percentile(&ns, 0.99),
-        max_us: ns.last().map_or(0.0, |&x| x as f64 / 1e3),
-    };
-    let mut out = Vec::with_capacity(truths.len());
-    let mut tripped_pair = vec![false; checked.len()];
-    let mut touching_pair = vec![false; checked.len()];
-    for t in truths {
-        let mut j = Judgement {
-            poses,
-            pairs: checked
-                .iter()
-                .map(|&(a, b)| PairVerdict {
-                    a: a.min(b),
-                    b: a.max(b),
-                    trips: 0,
-                    contacts: 0,
-                    false_stops: 0,
-                    missed: 0,
-                    slop_stops: 0,
-                })
-                .collect(),
-            contact_poses: 0,
-            contact_pairs: 0,
-            refused: 0,
-            slop_only: 0,
-            false_stops: 0,
-            missed: 0,
-            missed_poses: 0,
-            missed_at: Vec::new(),
-            timing,
-        };
-        for (i, (o, touching)) in outs.iter().zip(&t.contacts).enumerate() {
-            tripped_pair.iter_mut().for_each(|x| *x = false);
-            touching_pair.iter_mut().for_each(|x| *x = false);
-            for &k in &o.trips {
-                tripped_pair[k as usize] = true;
-                j.pairs[k as usize].trips += 1;
-            }
-            let mut any_contact = false;
-            let mut pose_missed = false;
-            for &(a, b) in touching {
-                let (a, b) = (a as usize, b as usize);
-                if a >= n || b >= n {
-                    continue;
-                }
-                let k = index[a * n + b];
-                if k == u32::MAX {
-                    continue;
-                }
-                let k = k as usize;
-                touching_pair[k] = true;
-                any_contact = true;
-                j.contact_pairs += 1;
-                j.pairs[k].contacts += 1;
-                if !tripped_pair[k] {
-                    j.missed += 1;
-                    j.pairs[k].missed += 1;
-                    j.missed_at.push((i, k, o.values[k]));
-                    pose_missed = true;
-                }
-            }
-            for &k in &o.trips {
-                if !touching_pair[k as usize] {
-                    j.false_stops += 1;
-                    j.pairs[k as usize].false_stops += 1;
-                }
-            }
-            if any_contact {
-                j.contact_poses += 1;
-            }
-            if o.tripped {
-                j.refused += 1;
-                if !any_contact {
-                    j.slop_only += 1;
-                    for &k in &o.trips {
-                        j.pairs[k as usize].slop_stops += 1;
-                    }
-                }
-            }
-            if pose_missed {
-                j.missed_poses += 1;
-            }
-        }
-        out.push(j);
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn id_at(p: V3) -> Placement {
-        Placement {
+    fn id_at(p: V3) -> Iso {
+        Iso {
             rot: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
             pos: p,
         }
@@ -1051,7 +730,7 @@ mod tests {
         assert!(t.touching(0, &id_at(O), 1, &id_at([0.3, 0.0, 0.0])));
         // Rotated rather than moved: ring 2 turned about x by 90 degrees lies in the xy plane
         // about (1, 0, 0), crossing ring 1.
-        let turned = Placement {
+        let turned = Iso {
             rot: [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]],
             pos: [1.0, 0.0, 0.0],
         };

@@ -1,7 +1,7 @@
 //! Between the fitter's, the model's and the manifest's types.
 
 use crate::fit::{self, Kind, LinkFit};
-use crate::io::manifest;
+use crate::manifest;
 use crate::model::{Joint, JointKind, Robot};
 
 pub fn manifest_joint(robot: &Robot, j: &Joint) -> manifest::Joint {

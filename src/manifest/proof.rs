@@ -4,13 +4,13 @@
 use crate::error::{Error, Result};
 use crate::fit::{self, Proof};
 use crate::geom::mesh::TriMesh;
-use crate::io::manifest::Manifest;
-use crate::lower::convert::fit_primitive;
+use crate::manifest::Manifest;
+use crate::manifest::fit::fit_primitive;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// Proves one link's truth inside its written primitives.
-pub fn prove_link(link: &crate::io::manifest::Link, mesh: &TriMesh) -> Result<Proof> {
+pub fn prove_link(link: &crate::manifest::Link, mesh: &TriMesh) -> Result<Proof> {
     let prims: Vec<_> = link.primitives.iter().map(fit_primitive).collect();
     fit::proof::check_written(&prims)
         .and_then(|_| fit::prove(mesh, &prims, None))

@@ -1,9 +1,10 @@
-//! A link's truth geometry: every collision and visual piece, as one mesh in the link frame.
+//! A link's truth geometry: every collision and visual piece, as one mesh in the link frame,
+//! loaded once per mesh file.
 
-use super::{GeometryPiece, Link, Shape};
 use crate::error::{Error, Result};
 use crate::geom::mesh::TriMesh;
 use crate::io::mesh::{MeshLimits, load_mesh};
+use crate::model::{GeometryPiece, Link, Robot, Shape};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ impl MeshKey {
 }
 
 /// Every mesh file (at its scale) the robot's geometry names, sorted, without repeats.
-pub fn mesh_keys(robot: &super::Robot) -> Vec<MeshKey> {
+pub fn mesh_keys(robot: &Robot) -> Vec<MeshKey> {
     let mut keys: Vec<MeshKey> = robot
         .links
         .iter()
@@ -95,7 +96,7 @@ impl MeshCache {
 
     /// Loads every key, keeping each one's own result.
     pub fn load_each(keys: &[MeshKey], limits: &MeshLimits) -> Self {
-        let progress = crate::report::progress::bar(keys.len() as u64, "loading meshes");
+        let progress = crate::progress::bar(keys.len() as u64, "loading meshes");
         let results: Vec<_> = keys
             .par_iter()
             .map(|k| {
@@ -184,4 +185,25 @@ pub fn link_truth(link: &Link, cache: &MeshCache) -> Result<Option<TriMesh>> {
         );
     }
     Ok(Some(out))
+}
+
+/// Loads every mesh the robot names, once each.
+pub fn load_meshes(
+    robot: &Robot,
+    limits: &MeshLimits,
+    max_total_triangles: usize,
+) -> Result<MeshCache> {
+    let keys = mesh_keys(robot);
+    MeshCache::load_for(&robot.source, &keys, limits, max_total_triangles)
+}
+
+/// Every link's truth mesh (links without geometry are left out), in link order.
+pub fn truths(robot: &Robot, cache: &MeshCache) -> Result<Vec<(String, TriMesh)>> {
+    let mut out = Vec::new();
+    for link in &robot.links {
+        if let Some(mesh) = link_truth(link, cache)? {
+            out.push((link.name.clone(), mesh));
+        }
+    }
+    Ok(out)
 }

@@ -1,9 +1,9 @@
 //! The rest-pose check: the kernel loads the manifest and checks its rest pose.
 
-use super::kernel_load::{LoadedKernel, load_kernel};
+use super::kernel::{LoadedKernel, load_kernel};
 use crate::error::Result;
 use crate::fit::floor4;
-use crate::io::manifest::Manifest;
+use crate::manifest::Manifest;
 
 /// A checked pair at or below the margin: (link a, link b, distance in metres).
 pub type Contact = (String, String, f64);

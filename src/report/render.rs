@@ -3,8 +3,8 @@
 //! [`verdict_table`] and [`summary`] hold only seeded, deterministic figures (snapshot
 //! tests rely on it); timings are in [`timing_table`] and under `"timing"` in the JSON.
 
-use super::{Missed, SetReport, SweepReport, Truth};
-use crate::report::table::{Table, mm};
+use crate::sweep::{Missed, SetReport, SweepReport, Truth, Verdicts};
+use crate::text::{Table, mm};
 use std::fmt::Write as _;
 
 /// `41 (30 capsule, 11 box+hull)`.
@@ -79,7 +79,7 @@ pub const VERDICT_COLUMNS: [&str; 8] = [
 ];
 
 /// `mesh / hull` of one figure.
-pub fn both(s: &SetReport, f: impl Fn(&super::Verdicts) -> usize) -> String {
+pub fn both(s: &SetReport, f: impl Fn(&Verdicts) -> usize) -> String {
     format!("{} / {}", f(&s.mesh), f(&s.hull))
 }
 

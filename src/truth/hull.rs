@@ -15,10 +15,10 @@ use crate::fit;
 use crate::geom::containment::{self, HullPlanes};
 use crate::geom::hull::Hull;
 use crate::geom::mesh::TriMesh;
-use crate::geom::v3::{self, M3, V3};
+use crate::geom::v3::{self, Mat3, V3};
 use crate::kernel::gjk::{self, GjkResult};
 use crate::kernel::shapes::{self, PosedHull};
-use crate::kernel::vec3::{Mat3, mul_mv};
+use crate::kernel::vec3::Iso;
 
 /// Sub-triangles one truth triangle may be cut into before it is given up as not held.
 const MAX_PIECES_PER_TRIANGLE: usize = 4096;
@@ -65,7 +65,7 @@ impl TruthLink {
 /// Depth queries for one primitive (>= 0 inside).
 enum Holder {
     Capsule(V3, V3, f64),
-    Box(V3, M3, V3),
+    Box(V3, Mat3, V3),
     Hull(HullPlanes),
 }
 
@@ -268,62 +268,6 @@ impl Contact {
     }
 }
 
-/// A link placed in the world: rotation (row-major, link axes as columns) and position.
-#[derive(Debug, Clone, Copy)]
-pub struct Placement {
-    pub rot: Mat3,
-    pub pos: V3,
-}
-
-/// Every link's placement after [`crate::kernel::Model::fk`] into `ws`.
-pub fn placements(ws: &crate::kernel::Workspace, n_links: usize) -> Vec<Placement> {
-    let mut out = Vec::with_capacity(n_links);
-    fill_placements(ws, &mut out, n_links);
-    out
-}
-
-/// [`placements`] into a reused buffer.
-pub fn fill_placements(ws: &crate::kernel::Workspace, out: &mut Vec<Placement>, n_links: usize) {
-    out.clear();
-    out.extend((0..n_links).map(|i| {
-        let (rot, pos) = ws.link_pose(i);
-        Placement { rot, pos }
-    }));
-}
-
-/// A thread's buffers for judging seeded poses: the kernel workspace, the joint vector and
-/// every link's placement.
-pub struct PoseScratch {
-    pub ws: crate::kernel::Workspace,
-    pub q: Vec<f64>,
-    pub place: Vec<Placement>,
-}
-
-impl PoseScratch {
-    pub fn new(model: &crate::kernel::Model) -> PoseScratch {
-        PoseScratch {
-            ws: model.workspace(),
-            q: vec![0.0; model.dof()],
-            place: Vec::with_capacity(model.n_links()),
-        }
-    }
-
-    /// Seeded pose `index` of `seed`: its joint values, FK and every link's placement.
-    pub fn pose(&mut self, model: &crate::kernel::Model, seed: u64, index: u64) {
-        super::poses::uniform_q(model, seed, index, &mut self.q);
-        model.fk(&self.q, &mut self.ws);
-        fill_placements(&self.ws, &mut self.place, model.n_links());
-    }
-}
-
-impl Placement {
-    #[inline]
-    pub fn apply(&self, p: V3) -> V3 {
-        let r = mul_mv(&self.rot, p);
-        [r[0] + self.pos[0], r[1] + self.pos[1], r[2] + self.pos[2]]
-    }
-}
-
 #[inline]
 fn sphere_gap(ca: V3, ra: f64, cb: V3, rb: f64) -> f64 {
     v3::dist(ca, cb) - ra - rb
@@ -331,22 +275,21 @@ fn sphere_gap(ca: V3, ra: f64, cb: V3, rb: f64) -> f64 {
 
 /// Exact contact test between links `a` and `b` at their placements: bounding spheres first
 /// (a gap above the margin proves the pieces apart), GJK on the hull vertices otherwise.
-pub fn contact(
-    a: &TruthLink,
-    pa: &Placement,
-    b: &TruthLink,
-    pb: &Placement,
-    margin: f64,
-) -> Contact {
-    let link_gap = sphere_gap(pa.apply(a.center), a.radius, pb.apply(b.center), b.radius);
+pub fn contact(a: &TruthLink, pa: &Iso, b: &TruthLink, pb: &Iso, margin: f64) -> Contact {
+    let link_gap = sphere_gap(
+        pa.transform_point(a.center),
+        a.radius,
+        pb.transform_point(b.center),
+        b.radius,
+    );
     if link_gap > margin {
         return Contact::Apart { lower: link_gap };
     }
     let mut least = f64::INFINITY;
     for x in &a.pieces {
-        let cx = pa.apply(x.center);
+        let cx = pa.transform_point(x.center);
         for y in &b.pieces {
-            let cy = pb.apply(y.center);
+            let cy = pb.transform_point(y.center);
             let gap = sphere_gap(cx, x.radius, cy, y.radius);
             if gap > margin {
                 least = least.min(gap);
@@ -366,7 +309,7 @@ pub fn contact(
     Contact::Apart { lower: least }
 }
 
-fn piece_gjk(x: &Piece, pa: &Placement, y: &Piece, pb: &Placement, dir: V3) -> GjkResult {
+fn piece_gjk(x: &Piece, pa: &Iso, y: &Piece, pb: &Iso, dir: V3) -> GjkResult {
     let hx = PosedHull {
         pts: x.hull.points(),
         rot: pa.rot,
@@ -393,8 +336,8 @@ mod tests {
         m
     }
 
-    fn at(x: f64) -> Placement {
-        Placement {
+    fn at(x: f64) -> Iso {
+        Iso {
             rot: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
             pos: [x, 0.0, 0.0],
         }

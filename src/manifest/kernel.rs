@@ -1,10 +1,10 @@
 //! The manifest as the embedded kernel sees it: what a real-time kernel would load.
 
 use crate::error::{Error, Result};
-use crate::io::manifest::{self, Manifest, Primitive};
 use crate::kernel::model::{
     Acm, BoxShape, Joint, JointKind, Link, Model, Primitive as KPrim, TightGeometry,
 };
+use crate::manifest::{self, Manifest, Primitive};
 use std::collections::HashMap;
 
 /// A loaded kernel model and the names behind its indices.

@@ -1,28 +1,39 @@
-//! Plain-text tables with aligned columns; numbers right-aligned. Also the cells every
-//! report shares: millimetres, and a manifest link's fit figures.
-
-use crate::io::manifest;
+//! Text every command prints: plain-text tables with aligned columns (numbers
+//! right-aligned), number formats, and markup escaping. A leaf: it imports nothing from
+//! the crate.
 
 /// Metres as millimetres with one decimal: `0.0123` -> `12.3`.
 pub fn mm(v: f64) -> String {
     format!("{:.1}", v * 1e3)
 }
 
-/// A link's fit as written in its manifest: name, choice, primitive count, volume ÷ hull
-/// (`-` for a flat link), max and mean protrusion, and the achieved margin, in mm.
-pub fn link_fit_cells(l: &manifest::Link) -> Vec<String> {
-    vec![
-        l.name.clone(),
-        l.fit.choice.as_str().to_string(),
-        l.primitives.len().to_string(),
-        l.fit
-            .vol_ratio
-            .map(|v| format!("{v:.2}"))
-            .unwrap_or_else(|| "-".into()),
-        mm(l.fit.max_protrusion_m),
-        mm(l.fit.mean_protrusion_m),
-        mm(l.fit.min_margin_m),
-    ]
+/// 4812 -> "4,812".
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Escapes text for XML and HTML (attribute values and element text alike).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 pub struct Table {
