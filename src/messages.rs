@@ -36,11 +36,6 @@ pub fn stdout(args: std::fmt::Arguments) {
     }
 }
 
-/// Whether standard output or error was closed by its reader during this run.
-pub fn output_closed() -> bool {
-    CLOSED.load(Ordering::Relaxed)
-}
-
 /// Flushes standard output at the end of a run; a closed pipe is the end of output.
 pub fn finish() {
     if std::io::stdout().lock().flush().is_err() {

@@ -6,7 +6,7 @@ mod common;
 use collide::io::robot::{LoadOptions, load_robot};
 use collide::model::Configuration;
 use collide::model::kinematics::forward;
-use collide::model::rotation::rpy_to_matrix;
+use collide::model::rotation::rpy_to_quat;
 use std::collections::BTreeMap;
 
 #[test]
@@ -34,8 +34,10 @@ fn hand_derived_chain() {
     // tool: 0.1 further up, rolled 90 degrees about its x axis.
     let tool = at("tool");
     assert!((tool.translation.vector.z - 1.1).abs() < 1e-12);
-    let want_rot =
-        rpy_to_matrix([0.0, 0.0, theta]) * rpy_to_matrix([std::f64::consts::FRAC_PI_2, 0.0, 0.0]);
+    let want_rot = *(rpy_to_quat([0.0, 0.0, theta])
+        * rpy_to_quat([std::f64::consts::FRAC_PI_2, 0.0, 0.0]))
+    .to_rotation_matrix()
+    .matrix();
     assert!(
         (tool.rotation.to_rotation_matrix().matrix() - want_rot)
             .abs()

@@ -16,7 +16,8 @@
 //!   ([`BoxFailure`] says where, for the report).
 
 use super::chain::PairChain;
-use super::witness::{ProbePrim, common_ball, surface_point};
+use super::witness::{common_ball, surface_point};
+use crate::geom::point::Solid;
 use crate::kernel::model::{JointKind, Model};
 use crate::kernel::vec3::{V3, add, cross, mul_mv, norm, scale, sub};
 use crate::kernel::{Workspace, vec3::Mat3};
@@ -237,7 +238,7 @@ pub fn box_budget(probe: &DepthProbe, a: usize, b: usize) -> usize {
         .iter()
         .flat_map(|&l| probe.primitives(l))
         .map(|p| match p {
-            ProbePrim::Hull(Some(h)) => h.planes.len().max(1),
+            Some(Solid::Hull(h)) => h.planes.len().max(1),
             _ => 1,
         })
         .sum();

@@ -19,6 +19,7 @@ use crate::io::srdf::{Srdf, WrittenPair};
 use crate::kernel::model::Primitive;
 use crate::manifest::kernel::{LoadedKernel, load_kernel};
 use crate::manifest::{AcmEntry, Manifest};
+use crate::model::LinkPair;
 use crate::truth::mesh::MeshTruth;
 use adjacency::{Adjacency, LinkTree};
 use never::{BoundOutcome, branch_and_bound};
@@ -152,14 +153,6 @@ pub fn small_length(m: f64) -> String {
     }
 }
 
-fn ordered(a: &str, b: &str) -> (String, String) {
-    if a <= b {
-        (a.to_string(), b.to_string())
-    } else {
-        (b.to_string(), a.to_string())
-    }
-}
-
 /// Distances refined exactly up to this far apart: the bounds need true distances, not
 /// the kernel's early "clear of the margin" answers.
 const EXACT_BAND_M: f64 = 100.0;
@@ -281,7 +274,7 @@ impl<'k> PairDecider<'k> {
         let model = &self.k.model;
         let links = model.links();
         let (a, b) = model.checked_pairs()[pi];
-        let (na, nb) = ordered(&self.k.link_names[a], &self.k.link_names[b]);
+        let LinkPair { a: na, b: nb } = LinkPair::new(&self.k.link_names[a], &self.k.link_names[b]);
         let is_tight = |l: usize| {
             links[l]
                 .primitives
@@ -623,7 +616,7 @@ pub fn regenerate(
     };
     let mut srdf_rows = Vec::new();
     for row in srdf.map(|s| s.disabled.as_slice()).unwrap_or(&[]) {
-        let (a, b) = ordered(&row.a, &row.b);
+        let LinkPair { a, b } = LinkPair::new(&row.a, &row.b);
         let status = if !with_geometry(&a) || !with_geometry(&b) {
             SrdfStatus::NoGeometry
         } else {

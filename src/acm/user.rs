@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::io::allow::AllowEntry;
 use crate::manifest::kernel::load_kernel;
 use crate::manifest::{AcmEntry, Manifest};
+use crate::model::LinkPair;
 use crate::truth::contacts::mesh_contacts;
 use crate::truth::mesh::MeshTruth;
 use std::collections::BTreeSet;
@@ -75,7 +76,7 @@ pub fn merge(
                 ));
             }
         }
-        let (a, b) = e.ordered();
+        let LinkPair { a, b } = e.pair();
         let proven = rows
             .iter()
             .find(|r| r.a == a && r.b == b && r.reason != USER);
@@ -160,7 +161,7 @@ pub fn adopted(
     srdf_file: &str,
     adopt: &Adopt,
 ) -> std::result::Result<Vec<AllowEntry>, String> {
-    let held: BTreeSet<(&str, &str)> = allow.iter().map(AllowEntry::ordered).collect();
+    let held: BTreeSet<LinkPair> = allow.iter().map(AllowEntry::pair).collect();
     let verdict = |s: &SrdfStatus| match s {
         SrdfStatus::Refuted { .. } => Some("refuted"),
         SrdfStatus::Unproven(_) => Some("unproven"),
@@ -185,8 +186,7 @@ pub fn adopted(
     let mut out: Vec<AllowEntry> = Vec::new();
     let mut taken: BTreeSet<(String, String)> = BTreeSet::new();
     let mut take = |r: &SrdfRow, verdict: &str, out: &mut Vec<AllowEntry>| {
-        if !held.contains(&(r.a.as_str(), r.b.as_str())) && taken.insert((r.a.clone(), r.b.clone()))
-        {
+        if !held.contains(&LinkPair::new(&r.a, &r.b)) && taken.insert((r.a.clone(), r.b.clone())) {
             out.push(entry(r, verdict));
         }
     };

@@ -13,16 +13,16 @@
 //! mesh at depth `r` inside the other link is a shared point as good as a ball's centre
 //! ([`surface_point`]).
 
-use crate::geom::containment::{HullPlanes, box_depth, capsule_depth};
+use crate::geom::point::Solid;
 use crate::kernel::Workspace;
 use crate::kernel::model::{Model, Primitive};
-use crate::kernel::vec3::{Mat3, V3, add, dot, mul_mtv, mul_mv, norm, scale, sub};
+use crate::kernel::vec3::{Mat3, V3, add, mul_mtv, mul_mv, norm, sub};
 use crate::truth::mesh::MeshTruth;
 
 /// Per link, its primitives ready for depth queries (hull planes built once), and the
 /// links' truth when certificates must hold on the real geometry.
 pub struct DepthProbe<'t> {
-    pub(crate) links: Vec<Vec<ProbePrim>>,
+    pub(crate) links: Vec<Vec<Option<Solid>>>,
     truth: Option<&'t MeshTruth>,
     /// Per link, some of its mesh vertices (link frame; empty without a truth).
     surface: Vec<Vec<V3>>,
@@ -35,22 +35,10 @@ const SURFACE_POINTS: usize = 256;
 /// thin parts.
 const SURFACE_POINTS_CLOSED: usize = 32;
 
-pub(crate) enum ProbePrim {
-    Capsule(V3, V3, f64),
-    Box(V3, Mat3, V3),
-    Hull(Option<HullPlanes>),
-}
-
-impl ProbePrim {
-    /// Signed depth of a link-frame point.
-    pub(crate) fn depth(&self, local: V3) -> f64 {
-        match self {
-            ProbePrim::Capsule(a, b, r) => capsule_depth(*a, *b, *r, local),
-            ProbePrim::Box(c, rot, he) => box_depth(*c, rot, *he, local),
-            // A hull that cannot be rebuilt certifies nothing.
-            ProbePrim::Hull(h) => h.as_ref().map_or(f64::NEG_INFINITY, |h| h.depth(local)),
-        }
-    }
+/// Signed depth of a link-frame point in a primitive; `None` is a hull that cannot be
+/// rebuilt, which certifies nothing.
+pub(crate) fn probe_depth(prim: &Option<Solid>, local: V3) -> f64 {
+    prim.as_ref().map_or(f64::NEG_INFINITY, |s| s.depth(local))
 }
 
 impl<'t> DepthProbe<'t> {
@@ -64,13 +52,15 @@ impl<'t> DepthProbe<'t> {
                 l.primitives
                     .iter()
                     .map(|prim| match prim {
-                        Primitive::Capsule { a, b, radius } => ProbePrim::Capsule(*a, *b, *radius),
-                        Primitive::Box(bx) => {
-                            ProbePrim::Box(bx.center, bx.rotation, bx.half_extents)
+                        Primitive::Capsule { a, b, radius } => {
+                            Some(Solid::capsule(*a, *b, *radius))
                         }
-                        Primitive::Tight(t) => ProbePrim::Hull(
-                            HullPlanes::new(&hull[t.hull_offset..t.hull_offset + t.hull_len]).ok(),
-                        ),
+                        Primitive::Box(bx) => {
+                            Some(Solid::cuboid(bx.center, bx.rotation, bx.half_extents))
+                        }
+                        Primitive::Tight(t) => {
+                            Solid::hull(&hull[t.hull_offset..t.hull_offset + t.hull_len]).ok()
+                        }
                     })
                     .collect()
             })
@@ -117,7 +107,7 @@ impl<'t> DepthProbe<'t> {
         let local = mul_mtv(&rot, sub(p, pos));
         let in_primitives = self.links[link]
             .iter()
-            .map(|prim| prim.depth(local))
+            .map(|prim| probe_depth(prim, local))
             .fold(f64::NEG_INFINITY, f64::max);
         if in_primitives <= floor {
             return in_primitives;
@@ -143,61 +133,19 @@ impl<'t> DepthProbe<'t> {
         // `always` inside the torso's open mesh, which it never touches.
         self.links[link]
             .iter()
-            .filter(|p| matches!(p, ProbePrim::Hull(Some(_))))
-            .map(|prim| prim.depth(local))
+            .filter(|p| matches!(p, Some(Solid::Hull(_))))
+            .map(|prim| probe_depth(prim, local))
             .fold(solid, f64::max)
     }
 
-    pub(crate) fn primitives(&self, link: usize) -> &[ProbePrim] {
+    pub(crate) fn primitives(&self, link: usize) -> &[Option<Solid>] {
         &self.links[link]
     }
 }
 
 /// Nearest point of the primitive shrunk by `shrink`, in its link frame.
-fn project(prim: &ProbePrim, p: V3, shrink: f64) -> V3 {
-    match prim {
-        ProbePrim::Capsule(a, b, r) => {
-            let ab = sub(*b, *a);
-            let len2 = dot(ab, ab);
-            let t = if len2 > 0.0 {
-                (dot(sub(p, *a), ab) / len2).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let c = add(*a, scale(ab, t));
-            let d = sub(p, c);
-            let r = (r - shrink).max(0.0);
-            let n = norm(d);
-            if n <= r { p } else { add(c, scale(d, r / n)) }
-        }
-        ProbePrim::Box(c, rot, he) => {
-            let mut l = mul_mtv(rot, sub(p, *c));
-            for i in 0..3 {
-                let h = (he[i] - shrink).max(0.0);
-                l[i] = l[i].clamp(-h, h);
-            }
-            add(*c, mul_mv(rot, l))
-        }
-        ProbePrim::Hull(Some(h)) => {
-            // Cyclic projections onto the violated face planes.
-            let mut x = p;
-            for _ in 0..64 {
-                let mut moved = false;
-                for (n, off) in &h.planes {
-                    let excess = dot(*n, x) - (off - shrink);
-                    if excess > 0.0 {
-                        x = sub(x, scale(*n, excess));
-                        moved = true;
-                    }
-                }
-                if !moved {
-                    break;
-                }
-            }
-            x
-        }
-        ProbePrim::Hull(None) => p,
-    }
+fn project(prim: &Option<Solid>, p: V3, shrink: f64) -> V3 {
+    prim.as_ref().map_or(p, |s| s.project_shrunk(p, shrink))
 }
 
 fn to_local((rot, pos): &(Mat3, V3), p: V3) -> V3 {
@@ -272,9 +220,8 @@ pub fn common_ball(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> Op
                     }
                 }
                 let (la, lb) = (to_local(&pose_a, x), to_local(&pose_b, x));
-                let depth = pa
-                    .depth(la)
-                    .min(pb.depth(lb))
+                let depth = probe_depth(pa, la)
+                    .min(probe_depth(pb, lb))
                     .min(probe.truth_depth(a, la))
                     .min(probe.truth_depth(b, lb));
                 if depth > 0.0 && best.is_none_or(|(_, d)| depth > d) {

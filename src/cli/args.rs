@@ -27,7 +27,7 @@ pub enum Command {
     Acm(AcmCommand),
     /// Re-check committed manifests: sources, containment, ACM proofs, kernel, rest pose.
     Verify(VerifyArgs),
-    /// Judge the kernel's verdicts against the exact truth hulls on seeded poses.
+    /// Judge the kernel's verdicts against the robot's real meshes on seeded poses.
     Sweep(SweepArgs),
     /// Sweep every committed robot and write the HTML fleet report and docs/fleet.md.
     Report(ReportArgs),

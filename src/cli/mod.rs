@@ -17,6 +17,8 @@ use crate::io::xml::XmlLimits;
 use args::{Cli, Command, ReadArgs};
 
 pub fn run(cli: Cli) -> Result<i32> {
+    // `--quiet` is the one global setting: every command reads it here, once.
+    crate::messages::set_quiet(cli.command.read().quiet);
     match cli.command {
         Command::Inspect(a) => inspect::run(a),
         Command::Fk(a) => fk::run(a),
@@ -25,6 +27,21 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Verify(a) => verify::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Report(a) => report::run(a),
+    }
+}
+
+impl Command {
+    /// The reading options every command takes.
+    fn read(&self) -> &ReadArgs {
+        match self {
+            Command::Inspect(a) => &a.read,
+            Command::Fk(a) => &a.read,
+            Command::Lower(a) => &a.read,
+            Command::Acm(args::AcmCommand::Regenerate(a)) => &a.read,
+            Command::Verify(a) => &a.read,
+            Command::Sweep(a) => &a.read,
+            Command::Report(a) => &a.read,
+        }
     }
 }
 
@@ -41,7 +58,6 @@ impl ReadArgs {
     }
 
     pub fn load_options(&self) -> LoadOptions {
-        crate::messages::set_quiet(self.quiet);
         LoadOptions {
             package_paths: self.package_path.clone(),
             mjcf_limits: MjcfLimits {

@@ -4,7 +4,7 @@
 //! over the link's hull.
 
 use super::{Metrics, Primitive};
-use crate::geom::containment;
+use crate::geom::point::Solid;
 use crate::geom::support;
 use crate::geom::v3::{self, Mat3, V3};
 use rand_core::Rng;
@@ -25,21 +25,27 @@ pub fn support(prims: &[Primitive], u: V3) -> f64 {
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
-/// A primitive prepared for sampling and membership tests.
-enum Shape {
-    /// Ends, radius, unit axis and a basis of its normal plane, length.
+/// A primitive prepared for sampling and membership tests: its point query, its volume,
+/// and where uniform points of it are drawn from.
+struct Shape {
+    solid: Solid,
+    volume: f64,
+    sampler: Sampler,
+}
+
+/// Uniform points of a shape from three uniform numbers in [0, 1).
+enum Sampler {
+    /// First end, radius, unit axis, a basis of its normal plane, length.
     Capsule {
         a: V3,
-        b: V3,
         r: f64,
         d: V3,
         e1: V3,
         e2: V3,
         l: f64,
     },
+    /// The box holding the shape (the shape itself for a box; a hull rejects outside).
     Box(V3, Mat3, V3),
-    /// A tight box's hull: its face planes, its volume, and its box to sample from.
-    Hull(containment::HullPlanes, f64, V3, Mat3, V3),
 }
 
 impl Shape {
@@ -48,65 +54,54 @@ impl Shape {
             Primitive::Capsule(c) => {
                 let d = v3::normalize(v3::sub(c.b, c.a)).unwrap_or([0.0, 0.0, 1.0]);
                 let (e1, e2) = v3::orthonormal_basis(d);
-                Shape::Capsule {
-                    a: c.a,
-                    b: c.b,
-                    r: c.radius,
-                    d,
-                    e1,
-                    e2,
-                    l: v3::dist(c.a, c.b),
+                let (r, l) = (c.radius, v3::dist(c.a, c.b));
+                let pi = std::f64::consts::PI;
+                Shape {
+                    solid: Solid::capsule(c.a, c.b, c.radius),
+                    volume: pi * r * r * l + 4.0 / 3.0 * pi * r * r * r,
+                    sampler: Sampler::Capsule {
+                        a: c.a,
+                        r,
+                        d,
+                        e1,
+                        e2,
+                        l,
+                    },
                 }
             }
-            Primitive::Box(b) => Shape::Box(b.center, b.rotation(), b.half_extents),
+            Primitive::Box(b) => Self::cuboid(b.center, b.rotation(), b.half_extents),
             Primitive::TightBox(t) => {
                 let (c, rot, he) = (t.bbox.center, t.bbox.rotation(), t.bbox.half_extents);
-                match containment::HullPlanes::new(&t.hull) {
-                    Ok(planes) => {
-                        let volume = crate::geom::hull::Hull::new(&t.hull).volume;
-                        Shape::Hull(planes, volume, c, rot, he)
-                    }
+                match Solid::hull(&t.hull) {
+                    Ok(solid) => Shape {
+                        solid,
+                        volume: crate::geom::hull::Hull::new(&t.hull).volume,
+                        sampler: Sampler::Box(c, rot, he),
+                    },
                     // A hull that cannot be rebuilt is measured as its box (never smaller).
-                    Err(_) => Shape::Box(c, rot, he),
+                    Err(_) => Self::cuboid(c, rot, he),
                 }
             }
         }
     }
-    fn volume(&self) -> f64 {
-        match self {
-            Shape::Capsule { r, l, .. } => {
-                let pi = std::f64::consts::PI;
-                pi * r * r * l + 4.0 / 3.0 * pi * r * r * r
-            }
-            Shape::Box(_, _, he) => 8.0 * he[0] * he[1] * he[2],
-            Shape::Hull(_, volume, ..) => *volume,
+
+    fn cuboid(c: V3, rot: Mat3, he: V3) -> Shape {
+        Shape {
+            solid: Solid::cuboid(c, rot, he),
+            volume: 8.0 * he[0] * he[1] * he[2],
+            sampler: Sampler::Box(c, rot, he),
         }
     }
+
     fn contains(&self, p: V3) -> bool {
-        match self {
-            Shape::Capsule { a, b, r, .. } => {
-                // Squared distance to the segment, no square root.
-                let ab = v3::sub(*b, *a);
-                let ap = v3::sub(p, *a);
-                let l2 = v3::norm2(ab);
-                let t = if l2 > 0.0 {
-                    (v3::dot(ap, ab) / l2).clamp(0.0, 1.0)
-                } else {
-                    0.0
-                };
-                v3::norm2(v3::axpy(ap, -t, ab)) <= r * r
-            }
-            Shape::Box(c, rot, he) => containment::box_depth(*c, rot, *he, p) >= 0.0,
-            Shape::Hull(planes, ..) => planes.depth(p) >= 0.0,
-        }
+        self.solid.depth(p) >= 0.0
     }
+
     /// A point of the shape from three uniform numbers in [0, 1), uniform
     /// over the shape when rejections (`None`) are skipped.
     fn sample(&self, u: V3) -> Option<V3> {
-        match self {
-            Shape::Capsule {
-                a, r, d, e1, e2, l, ..
-            } => {
+        match &self.sampler {
+            Sampler::Capsule { a, r, d, e1, e2, l } => {
                 let t = -r + (l + 2.0 * r) * u[0];
                 let x = -r + 2.0 * r * u[1];
                 let y = -r + 2.0 * r * u[2];
@@ -126,23 +121,15 @@ impl Shape {
                     v3::scale(*e2, y),
                 ))
             }
-            Shape::Box(c, rot, he) => {
-                let l = [
-                    he[0] * (2.0 * u[0] - 1.0),
-                    he[1] * (2.0 * u[1] - 1.0),
-                    he[2] * (2.0 * u[2] - 1.0),
-                ];
-                Some(v3::add(*c, v3::mul_mv(rot, l)))
-            }
-            // Rejection from the box that holds the hull.
-            Shape::Hull(planes, _, c, rot, he) => {
+            Sampler::Box(c, rot, he) => {
                 let l = [
                     he[0] * (2.0 * u[0] - 1.0),
                     he[1] * (2.0 * u[1] - 1.0),
                     he[2] * (2.0 * u[2] - 1.0),
                 ];
                 let p = v3::add(*c, v3::mul_mv(rot, l));
-                (planes.depth(p) >= 0.0).then_some(p)
+                // Rejection from the box that holds a hull.
+                (!matches!(self.solid, Solid::Hull(_)) || self.contains(p)).then_some(p)
             }
         }
     }
@@ -156,14 +143,14 @@ impl Shape {
 pub fn union_volume(prims: &[Primitive], samples: usize, seed: u64) -> f64 {
     let shapes: Vec<Shape> = prims.iter().map(Shape::of).collect();
     if shapes.len() <= 1 {
-        return shapes.first().map_or(0.0, Shape::volume);
+        return shapes.first().map_or(0.0, |s| s.volume);
     }
     let per = (samples / shapes.len()).max(1);
     let unit = |x: u64| (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
     let mut total = 0.0;
     for (i, s) in shapes.iter().enumerate() {
         if i == 0 {
-            total += s.volume();
+            total += s.volume;
             continue;
         }
         let mut drawn = 0usize;
@@ -191,7 +178,7 @@ pub fn union_volume(prims: &[Primitive], samples: usize, seed: u64) -> f64 {
                 }
             }
         }
-        total += s.volume() * fresh as f64 / per as f64;
+        total += s.volume * fresh as f64 / per as f64;
     }
     total
 }

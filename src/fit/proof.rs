@@ -38,7 +38,7 @@ use super::{FitError, Primitive, TightBox};
 use crate::geom::chain::{self, Cuts};
 use crate::geom::containment::{self, HullPlanes};
 use crate::geom::mesh::TriMesh;
-use crate::geom::point::Solid;
+use crate::geom::point::{self, PieceVerdict, Solid, deepest, held_by, union_depth};
 use crate::geom::v3::{self, V3};
 
 /// The kernel's cap on hull vertices.
@@ -73,51 +73,6 @@ pub struct Proof {
     pub triangles: usize,
     /// Triangle pieces checked (a triangle inside one slab is one piece).
     pub pieces: usize,
-}
-
-/// The deepest any checker holds `p`: exact (a maximum over the checkers; each one
-/// that cannot beat the best so far stops early).
-fn union_depth(checkers: &[Solid], p: V3) -> f64 {
-    deepest(checkers, &[p], 0).0
-}
-
-/// The least depth of `points` in checker `c` when all are inside it (>= 0), else
-/// `None`: stops at the first plane that shows a point outside. A held polygon is
-/// accepted without asking the other checkers (the depth reported is then this
-/// one's, a lower bound of the best).
-fn held_by(c: &Solid, points: &[V3]) -> Option<f64> {
-    let mut m = f64::INFINITY;
-    for p in points {
-        // Any negative depth ends the scan: values above the floor are exact.
-        m = m.min(c.depth_above(*p, -f64::MIN_POSITIVE));
-        if m.is_nan() || m < 0.0 {
-            return None;
-        }
-    }
-    Some(m)
-}
-
-/// The most any one checker holds all of `points` (the largest over checkers of the
-/// least depth over the points), and which checker: exact. Solid `hint` goes first
-/// (a sub-triangle usually lies where its parent did), so the others can stop as soon
-/// as they cannot beat it.
-fn deepest(checkers: &[Solid], points: &[V3], hint: usize) -> (f64, usize) {
-    let mut best = (f64::NEG_INFINITY, hint);
-    let order = std::iter::once(hint).chain((0..checkers.len()).filter(|&i| i != hint));
-    for i in order {
-        let Some(c) = checkers.get(i) else { continue };
-        let mut m = f64::INFINITY;
-        for p in points {
-            m = m.min(c.depth_above(*p, best.0));
-            if m <= best.0 {
-                break;
-            }
-        }
-        if m > best.0 || (m.is_nan() && best.0 == f64::NEG_INFINITY) {
-            best = (m, i);
-        }
-    }
-    best
 }
 
 /// Mesh sanity: finite coordinates, indices in range.
@@ -265,7 +220,7 @@ pub fn prove(
             holders.push((d, hint));
             continue;
         }
-        let (d, h) = deepest(&checkers, &[*p], hint);
+        let (d, h) = deepest(&checkers, &[*p], Some(hint));
         hint = h;
         if d.is_nan() || d < 0.0 {
             return Err(FitError::VertexOutside {
@@ -404,7 +359,7 @@ impl<'a> Clip<'a> {
             self.margin = self.margin.min(m);
             return Ok(hint);
         }
-        let (best, holder) = deepest(self.checkers, poly, hint);
+        let (best, holder) = deepest(self.checkers, poly, Some(hint));
         if best >= 0.0 {
             self.margin = self.margin.min(best);
             return Ok(holder);
@@ -509,54 +464,31 @@ fn clip_half(poly: &[V3], n: V3, c: f64, above: bool, out: &mut Vec<V3>) {
 /// Subdivision proof of one triangle: pieces counted and their least depth,
 /// or the worst point found when it cannot be covered. `hint` is asked first.
 fn subdivide(tri: [V3; 3], checkers: &[Solid], hint: usize) -> Result<(usize, f64), (V3, f64)> {
-    let mut stack = vec![(tri, hint)];
-    let mut count = 0usize;
     let mut margin = f64::INFINITY;
-    while let Some((t, hint)) = stack.pop() {
-        count += 1;
-        // Held by the piece that held its parent: proven, at a margin no larger than
-        // the best piece's (the reported piece margin is a lower bound; the vertex
-        // margin, the one written, stays exact).
-        let held = t
-            .iter()
-            .map(|p| checkers[hint].depth(*p))
-            .fold(f64::INFINITY, f64::min);
-        if held >= 0.0 {
-            margin = margin.min(held);
-            continue;
-        }
-        let (best, holder) = deepest(checkers, &t, hint);
-        if best >= 0.0 {
-            margin = margin.min(best);
-            continue;
-        }
-        // A corner outside every primitive is a genuine failure.
-        for p in &t {
-            let d = union_depth(checkers, *p);
-            if d.is_nan() || d < 0.0 {
-                return Err((*p, d));
+    let mut failure = None;
+    let count = point::subdivide(
+        tri,
+        checkers,
+        Some(hint),
+        MAX_PIECES_PER_TRIANGLE,
+        |_, verdict| match verdict {
+            // Held by one primitive: proven, at a margin no larger than the best piece's
+            // (the reported piece margin is a lower bound; the vertex margin, the one
+            // written, stays exact).
+            PieceVerdict::Held { depth, .. } => {
+                margin = margin.min(depth);
+                true
             }
-        }
-        let longest = v3::dist(t[0], t[1])
-            .max(v3::dist(t[1], t[2]))
-            .max(v3::dist(t[2], t[0]));
-        if count > MAX_PIECES_PER_TRIANGLE || longest < 1e-9 {
-            let c = v3::scale(v3::add(v3::add(t[0], t[1]), t[2]), 1.0 / 3.0);
-            let d = checkers
-                .iter()
-                .map(|k| k.depth(c))
-                .fold(f64::NEG_INFINITY, f64::max);
-            return Err((c, d.min(best)));
-        }
-        let m01 = v3::lerp(t[0], t[1], 0.5);
-        let m12 = v3::lerp(t[1], t[2], 0.5);
-        let m20 = v3::lerp(t[2], t[0], 0.5);
-        stack.push(([t[0], m01, m20], holder));
-        stack.push(([m01, t[1], m12], holder));
-        stack.push(([m20, m12, t[2]], holder));
-        stack.push(([m01, m12, m20], holder));
+            PieceVerdict::Outside { point, depth, .. } => {
+                failure = Some((point, depth));
+                false
+            }
+        },
+    );
+    match failure {
+        Some(f) => Err(f),
+        None => Ok((count, margin)),
     }
-    Ok((count, margin))
 }
 
 /// Every number of every primitive is on the 4-decimal grid, hull vertices on
@@ -627,7 +559,7 @@ mod tests {
             margin: f64::INFINITY,
             clippers: Vec::new(),
         };
-        let hint = deepest(checkers, &[tri[0]], 0).1;
+        let hint = deepest(checkers, &[tri[0]], Some(0)).1;
         clip.cover(&tri, hint)
             .ok()
             .map(|_| (clip.pieces, clip.margin))
@@ -635,7 +567,11 @@ mod tests {
 
     /// The proof of one triangle as `prove` runs it.
     fn proof_of(tri: [V3; 3], checkers: &[Solid]) -> Result<(usize, f64), (V3, f64)> {
-        prove_triangle(tri, checkers, tri.map(|p| deepest(checkers, &[p], 0).1))
+        prove_triangle(
+            tri,
+            checkers,
+            tri.map(|p| deepest(checkers, &[p], Some(0)).1),
+        )
     }
 
     fn tight(points: &[V3]) -> Primitive {

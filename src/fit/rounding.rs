@@ -21,32 +21,37 @@ use crate::geom::dop26;
 use crate::geom::obb;
 use crate::geom::v3::{self, Mat3, V3};
 
-/// The written resolution.
-pub const QUANTUM: f64 = 1e-4;
-/// The written resolution of tight hull vertices (1 µm): finer than the other
+/// Grid steps per metre of the written values (4 decimals). A power of ten is exact in
+/// f64, so `k / STEPS` is the value that parsing the decimal text gives back.
+pub const STEPS: f64 = 1e4;
+/// Grid steps per metre of tight hull vertices (6 decimals, 1 µm): finer than the other
 /// numbers, so an exact hull needs almost no padding to survive rounding.
-pub const HULL_QUANTUM: f64 = 1e-6;
+pub const HULL_STEPS: f64 = crate::geom::containment::HULL_GRID_STEPS;
+/// The written resolution.
+pub const QUANTUM: f64 = 1.0 / STEPS;
+/// The written resolution of tight hull vertices.
+pub const HULL_QUANTUM: f64 = 1.0 / HULL_STEPS;
 /// [`ROUND_SLACK`] at the hull resolution.
-pub const HULL_ROUND_SLACK: f64 = 0.5e-6 * 1.732_050_807_568_877_2 + 1e-9;
+pub const HULL_ROUND_SLACK: f64 = 0.5 * HULL_QUANTUM * 1.732_050_807_568_877_2 + 1e-9;
 /// How far rounding each coordinate to the nearest grid value can move a point
 /// (half a quantum per axis, times √3), plus a nanometre for arithmetic.
-pub const ROUND_SLACK: f64 = 0.5e-4 * 1.732_050_807_568_877_2 + 1e-9;
+pub const ROUND_SLACK: f64 = 0.5 * QUANTUM * 1.732_050_807_568_877_2 + 1e-9;
 
 #[inline]
 fn grid(k: f64) -> f64 {
-    let v = k / 1e4;
+    let v = k / STEPS;
     if v == 0.0 { 0.0 } else { v }
 }
 
 /// Nearest grid value (4 decimals), never `-0.0`.
 #[inline]
 pub fn round4(x: f64) -> f64 {
-    grid((x * 1e4).round())
+    grid((x * STEPS).round())
 }
 
 /// Smallest grid value `>= x`.
 pub fn ceil4(x: f64) -> f64 {
-    let mut k = (x * 1e4).ceil();
+    let mut k = (x * STEPS).ceil();
     while grid(k) < x {
         k += 1.0;
     }
@@ -65,7 +70,7 @@ pub fn floor4(x: f64) -> f64 {
 /// exactly what parsing the written text gives back.
 #[inline]
 pub fn round6(x: f64) -> f64 {
-    let v = (x * 1e6).round() / 1e6;
+    let v = (x * HULL_STEPS).round() / HULL_STEPS;
     if v == 0.0 { 0.0 } else { v }
 }
 
@@ -193,6 +198,17 @@ pub fn written_dop(b: &BoxPrim, hull: &[V3]) -> [f64; 26] {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_quanta_are_the_decimal_literals() {
+        assert_eq!(super::QUANTUM, 1e-4);
+        assert_eq!(super::HULL_QUANTUM, 1e-6);
+        assert_eq!(super::ROUND_SLACK, 0.5e-4 * 1.732_050_807_568_877_2 + 1e-9);
+        assert_eq!(
+            super::HULL_ROUND_SLACK,
+            0.5e-6 * 1.732_050_807_568_877_2 + 1e-9
+        );
+    }
+
     use super::*;
 
     #[test]

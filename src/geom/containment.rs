@@ -58,6 +58,10 @@ pub struct HullPlanes {
     pub planes: Vec<(V3, f64)>,
 }
 
+/// Grid steps per metre on which [`HullPlanes`] is exact: the 6-decimal grid that
+/// manifests write hull vertices on (`fit::rounding::HULL_STEPS` is this).
+pub const HULL_GRID_STEPS: f64 = 1e6;
+
 /// Largest grid index accepted for the exact path (coordinates up to ~1 km).
 const GRID_LIMIT: f64 = (1u64 << 30) as f64;
 
@@ -66,8 +70,8 @@ fn on_grid(w: &[V3]) -> Option<Vec<[i64; 3]>> {
         .map(|p| {
             let mut k = [0i64; 3];
             for i in 0..3 {
-                let g = (p[i] * 1e6).round();
-                if g.abs() > GRID_LIMIT || g / 1e6 != p[i] {
+                let g = (p[i] * HULL_GRID_STEPS).round();
+                if g.abs() > GRID_LIMIT || g / HULL_GRID_STEPS != p[i] {
                     return None;
                 }
                 k[i] = g as i64;

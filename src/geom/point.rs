@@ -125,6 +125,128 @@ impl Solid {
     }
 }
 
+/// The deepest any solid holds `p`: exact (a maximum over the solids; each one that
+/// cannot beat the best so far stops early).
+pub fn union_depth(solids: &[Solid], p: V3) -> f64 {
+    deepest(solids, &[p], Some(0)).0
+}
+
+/// The least depth of `points` in `solid` when all are inside it (>= 0), else `None`:
+/// stops at the first plane that shows a point outside.
+pub fn held_by(solid: &Solid, points: &[V3]) -> Option<f64> {
+    let mut m = f64::INFINITY;
+    for p in points {
+        // Any negative depth ends the scan: values above the floor are exact.
+        m = m.min(solid.depth_above(*p, -f64::MIN_POSITIVE));
+        if m.is_nan() || m < 0.0 {
+            return None;
+        }
+    }
+    Some(m)
+}
+
+/// The most any one solid holds all of `points` (the largest over solids of the least
+/// depth over the points), and which solid: exact. `hint` goes first (a sub-triangle
+/// usually lies where its parent did), so the others can stop as soon as they cannot
+/// beat it; without a hint the solids are asked in order and the first best wins.
+pub fn deepest(solids: &[Solid], points: &[V3], hint: Option<usize>) -> (f64, usize) {
+    let first = hint.unwrap_or(0);
+    let mut best = (f64::NEG_INFINITY, first);
+    let order = std::iter::once(first).chain((0..solids.len()).filter(|&i| i != first));
+    for i in order {
+        let Some(c) = solids.get(i) else { continue };
+        let mut m = f64::INFINITY;
+        for p in points {
+            m = m.min(c.depth_above(*p, best.0));
+            if m <= best.0 {
+                break;
+            }
+        }
+        if m > best.0 || (m.is_nan() && best.0 == f64::NEG_INFINITY) {
+            best = (m, i);
+        }
+    }
+    best
+}
+
+/// What became of one final piece of a subdivided triangle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PieceVerdict {
+    /// Every corner at depth >= `depth` in solid `solid`.
+    Held { solid: usize, depth: f64 },
+    /// Not held: a corner outside every solid (that corner and its depth), or the piece
+    /// limit or the 1 nm size reached (the centroid, and the best depth found). `best` is
+    /// the solid that came closest.
+    Outside { point: V3, depth: f64, best: usize },
+}
+
+/// Midpoint subdivision of `tri` among `solids` (4 children a piece, at the edge
+/// midpoints) until each piece is held by one solid or is found outside; `visit` sees
+/// every final piece and returns `false` to stop. A piece is tried first in the solid
+/// that held its parent (`hint` for the triangle itself, when given). Returns the pieces
+/// made.
+pub fn subdivide(
+    tri: [V3; 3],
+    solids: &[Solid],
+    hint: Option<usize>,
+    max_pieces: usize,
+    mut visit: impl FnMut(&[V3; 3], PieceVerdict) -> bool,
+) -> usize {
+    let mut stack = vec![(tri, hint)];
+    let mut count = 0usize;
+    while let Some((t, hint)) = stack.pop() {
+        count += 1;
+        if let Some(h) = hint
+            && let Some(depth) = solids.get(h).and_then(|s| held_by(s, &t))
+        {
+            if !visit(&t, PieceVerdict::Held { solid: h, depth }) {
+                break;
+            }
+            continue;
+        }
+        let (best, holder) = deepest(solids, &t, hint);
+        let verdict = if best >= 0.0 {
+            Some(PieceVerdict::Held {
+                solid: holder,
+                depth: best,
+            })
+        } else if let Some((point, depth)) = t.iter().find_map(|p| {
+            let d = union_depth(solids, *p);
+            (d.is_nan() || d < 0.0).then_some((*p, d))
+        }) {
+            Some(PieceVerdict::Outside {
+                point,
+                depth,
+                best: holder,
+            })
+        } else {
+            let longest = v3::dist(t[0], t[1])
+                .max(v3::dist(t[1], t[2]))
+                .max(v3::dist(t[2], t[0]));
+            (count > max_pieces || longest < 1e-9).then(|| PieceVerdict::Outside {
+                point: v3::scale(v3::add(v3::add(t[0], t[1]), t[2]), 1.0 / 3.0),
+                depth: best,
+                best: holder,
+            })
+        };
+        if let Some(v) = verdict {
+            if !visit(&t, v) {
+                break;
+            }
+            continue;
+        }
+        let child_hint = hint.map(|_| holder);
+        let m01 = v3::lerp(t[0], t[1], 0.5);
+        let m12 = v3::lerp(t[1], t[2], 0.5);
+        let m20 = v3::lerp(t[2], t[0], 0.5);
+        stack.push(([t[0], m01, m20], child_hint));
+        stack.push(([m01, t[1], m12], child_hint));
+        stack.push(([m20, m12, t[2]], child_hint));
+        stack.push(([m01, m12, m20], child_hint));
+    }
+    count
+}
+
 /// The 6 face planes of a box (centre, axes as columns of `rot`, half extents). Only used
 /// to cut pieces: what the pieces prove is checked with the box's own depth, so these need
 /// not agree with it bit for bit.

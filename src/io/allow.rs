@@ -6,7 +6,7 @@
 //! `verify` refuses a `user` row that the config does not hold.
 
 use crate::error::{Error, Result};
-use crate::model::Robot;
+use crate::model::{LinkPair, Robot};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_saphyr::Spanned;
@@ -26,13 +26,9 @@ pub struct AllowEntry {
 }
 
 impl AllowEntry {
-    /// The pair with the lower name first, as manifest rows are written.
-    pub fn ordered(&self) -> (&str, &str) {
-        if self.a <= self.b {
-            (&self.a, &self.b)
-        } else {
-            (&self.b, &self.a)
-        }
+    /// The pair, the lower name first, as manifest rows are written.
+    pub fn pair(&self) -> LinkPair {
+        LinkPair::new(&self.a, &self.b)
     }
 }
 
@@ -100,7 +96,7 @@ pub fn check_entries(entries: &[AllowEntry], robot: &Robot, path: &Path, text: &
             format!("allow[{i}]{name}: {why}"),
         )
     };
-    let mut seen: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut seen: HashMap<LinkPair, usize> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
         for (field, name, link) in [(Field::A, ".a", &e.a), (Field::B, ".b", &e.b)] {
             match robot.link_index(link) {
@@ -142,7 +138,7 @@ pub fn check_entries(entries: &[AllowEntry], robot: &Robot, path: &Path, text: &
                     .to_string(),
             ));
         }
-        if let Some(first) = seen.insert(e.ordered(), i) {
+        if let Some(first) = seen.insert(e.pair(), i) {
             let first_at = locate(text, first, Field::Entry)
                 .map(|(line, _)| format!(" (line {line})"))
                 .unwrap_or_default();

@@ -25,6 +25,7 @@ use crate::geom::mesh::TriMesh;
 use crate::kernel::Model;
 use crate::manifest::kernel::{LoadedKernel, load_kernel};
 use crate::manifest::{self, AcmEntry, Manifest};
+use crate::model::LinkPair;
 use crate::truth::contacts::{MeshContacts, mesh_contacts_with_progress};
 use crate::truth::judge::{Judgement, PairVerdict, judge};
 use crate::truth::mesh::MeshTruth;
@@ -239,7 +240,7 @@ impl Judge<'_> {
             .iter()
             .zip(ws.pair_distances())
             .filter(|(p, d)| (d.is_nan() || **d <= margin) && !self.rest_touching.contains(p))
-            .map(|(&(a, b), _)| ordered(&k.link_names[a], &k.link_names[b]))
+            .map(|(&(a, b), _)| LinkPair::new(&k.link_names[a], &k.link_names[b]).into())
             .collect();
         rest_slop.sort();
         let m = Measured {
@@ -259,14 +260,6 @@ impl Judge<'_> {
             rest_slop,
         };
         Ok((m, j))
-    }
-}
-
-fn ordered(a: &str, b: &str) -> (String, String) {
-    if a <= b {
-        (a.to_string(), b.to_string())
-    } else {
-        (b.to_string(), a.to_string())
     }
 }
 
@@ -297,12 +290,12 @@ fn offenders(
     let mut ranked: Vec<&PairVerdict> = j.pairs.iter().filter(|p| score(p) >= floor).collect();
     ranked.sort_by(|x, y| {
         score(y).cmp(&score(x)).then_with(|| {
-            ordered(&k.link_names[x.a], &k.link_names[x.b])
-                .cmp(&ordered(&k.link_names[y.a], &k.link_names[y.b]))
+            LinkPair::new(&k.link_names[x.a], &k.link_names[x.b])
+                .cmp(&LinkPair::new(&k.link_names[y.a], &k.link_names[y.b]))
         })
     });
     for p in ranked {
-        let names = ordered(&k.link_names[p.a], &k.link_names[p.b]);
+        let names: (String, String) = LinkPair::new(&k.link_names[p.a], &k.link_names[p.b]).into();
         if out.iter().any(|o| o.0 == names) {
             continue;
         }

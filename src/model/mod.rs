@@ -168,21 +168,6 @@ impl Robot {
             .enumerate()
             .filter(|(_, j)| j.kind.is_moving() && j.mimic.is_none())
     }
-    /// Every mesh file the geometry names, resolved, in link order, without repeats.
-    pub fn mesh_paths(&self) -> Vec<PathBuf> {
-        let mut seen = std::collections::BTreeSet::new();
-        let mut out = Vec::new();
-        for link in &self.links {
-            for piece in &link.geometry {
-                if let Shape::Mesh { path, .. } = &piece.shape
-                    && seen.insert(path.clone())
-                {
-                    out.push(path.clone());
-                }
-            }
-        }
-        out
-    }
 }
 
 /// Orders links so every parent comes before its children and checks the tree.
@@ -350,4 +335,27 @@ fn check_mimics(mut robot: Robot) -> crate::error::Result<Robot> {
         robot.joints[ji].mimic = Some(m);
     }
     Ok(robot)
+}
+
+/// Two links, the lower name first, as ACM rows are written: the one key for a pair.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LinkPair {
+    pub a: String,
+    pub b: String,
+}
+
+impl LinkPair {
+    pub fn new(x: &str, y: &str) -> LinkPair {
+        let (a, b) = if x <= y { (x, y) } else { (y, x) };
+        LinkPair {
+            a: a.to_string(),
+            b: b.to_string(),
+        }
+    }
+}
+
+impl From<LinkPair> for (String, String) {
+    fn from(p: LinkPair) -> (String, String) {
+        (p.a, p.b)
+    }
 }

@@ -1,14 +1,10 @@
 //! Rotation conventions in one place: URDF rpy is fixed-axis X then Y then Z,
 //! so R = Rz(yaw) * Ry(pitch) * Rx(roll).
 
-use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
+use nalgebra::{Unit, UnitQuaternion, Vector3};
 
 pub fn rpy_to_quat(rpy: [f64; 3]) -> UnitQuaternion<f64> {
     UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2])
-}
-
-pub fn rpy_to_matrix(rpy: [f64; 3]) -> Matrix3<f64> {
-    *Rotation3::from_euler_angles(rpy[0], rpy[1], rpy[2]).matrix()
 }
 
 /// Roll, pitch, yaw of a rotation (pitch in [-pi/2, pi/2]), exact to rounding at a

@@ -12,10 +12,10 @@
 //! report can only come from a containment failure; and the union holds the whole surface.
 
 use crate::fit;
-use crate::geom::containment::{self, HullPlanes};
 use crate::geom::hull::Hull;
 use crate::geom::mesh::TriMesh;
-use crate::geom::v3::{self, Mat3, V3};
+use crate::geom::point::{self, PieceVerdict, Solid, deepest};
+use crate::geom::v3::{self, V3};
 use crate::kernel::gjk::{self, GjkResult};
 use crate::kernel::shapes::{self, PosedHull};
 use crate::kernel::vec3::Iso;
@@ -62,31 +62,14 @@ impl TruthLink {
     }
 }
 
-/// Depth queries for one primitive (>= 0 inside).
-enum Holder {
-    Capsule(V3, V3, f64),
-    Box(V3, Mat3, V3),
-    Hull(HullPlanes),
-}
-
-impl Holder {
-    fn new(p: &fit::Primitive) -> Result<Holder, String> {
-        Ok(match p {
-            fit::Primitive::Capsule(c) => Holder::Capsule(c.a, c.b, c.radius),
-            fit::Primitive::Box(b) => Holder::Box(b.center, b.rotation(), b.half_extents),
-            // The hull is the innermost of box, DOP and hull: the tightest holder.
-            fit::Primitive::TightBox(t) => Holder::Hull(HullPlanes::new(&t.hull)?),
-        })
-    }
-
-    #[inline]
-    fn depth(&self, p: V3) -> f64 {
-        match self {
-            Holder::Capsule(a, b, r) => containment::capsule_depth(*a, *b, *r, p),
-            Holder::Box(c, rot, he) => containment::box_depth(*c, rot, *he, p),
-            Holder::Hull(h) => h.depth(p),
-        }
-    }
+/// The point query of one fitted primitive. A tight box answers by its hull, the
+/// innermost of box, DOP and hull: the tightest holder.
+fn holder(p: &fit::Primitive) -> Result<Solid, String> {
+    Ok(match p {
+        fit::Primitive::Capsule(c) => Solid::capsule(c.a, c.b, c.radius),
+        fit::Primitive::Box(b) => Solid::cuboid(b.center, b.rotation(), b.half_extents),
+        fit::Primitive::TightBox(t) => Solid::hull(&t.hull)?,
+    })
 }
 
 /// Splits `mesh` among `primitives` and builds the pieces (module doc). An error only for
@@ -104,7 +87,7 @@ pub fn truth_link(mesh: &TriMesh, primitives: &[fit::Primitive]) -> Result<Truth
     if primitives.len() <= 1 {
         shares[0] = mesh.vertices.clone();
         if let Some(p) = primitives.first() {
-            let h = Holder::new(p)?;
+            let h = holder(p)?;
             for v in &mesh.vertices {
                 let d = h.depth(*v);
                 if d.is_nan() || d < 0.0 {
@@ -113,63 +96,35 @@ pub fn truth_link(mesh: &TriMesh, primitives: &[fit::Primitive]) -> Result<Truth
             }
         }
     } else {
-        let holders: Vec<Holder> = primitives
-            .iter()
-            .map(Holder::new)
-            .collect::<Result<_, _>>()?;
+        let holders: Vec<Solid> = primitives.iter().map(holder).collect::<Result<_, _>>()?;
         let mut used = vec![false; mesh.vertices.len()];
-        let mut stack: Vec<[V3; 3]> = Vec::new();
         for t in &mesh.triangles {
             for &i in t {
                 used[i as usize] = true;
             }
             let tri = t.map(|i| mesh.vertices[i as usize]);
-            stack.clear();
-            stack.push(tri);
-            let mut count = 0usize;
-            while let Some(piece) = stack.pop() {
-                count += 1;
-                let (best, best_depth) = deepest(&holders, &piece);
-                if best_depth >= 0.0 {
-                    shares[best].extend_from_slice(&piece);
-                    continue;
-                }
-                let corner_out = piece.iter().find_map(|p| {
-                    let d = holders
-                        .iter()
-                        .map(|h| h.depth(*p))
-                        .fold(f64::NEG_INFINITY, f64::max);
-                    (d.is_nan() || d < 0.0).then_some((*p, d))
+            // Each final piece goes to the primitive holding it deepest (or, outside every
+            // one, to the one that comes closest).
+            let pieces =
+                point::subdivide(tri, &holders, None, MAX_PIECES_PER_TRIANGLE, |piece, v| {
+                    let best = match v {
+                        PieceVerdict::Held { solid, .. } => solid,
+                        PieceVerdict::Outside { point, depth, best } => {
+                            note_outside(point, depth);
+                            best
+                        }
+                    };
+                    shares[best].extend_from_slice(piece);
+                    true
                 });
-                let longest = v3::dist(piece[0], piece[1])
-                    .max(v3::dist(piece[1], piece[2]))
-                    .max(v3::dist(piece[2], piece[0]));
-                if corner_out.is_some() || count > MAX_PIECES_PER_TRIANGLE || longest < 1e-9 {
-                    let (p, d) = corner_out.unwrap_or_else(|| {
-                        let c =
-                            v3::scale(v3::add(v3::add(piece[0], piece[1]), piece[2]), 1.0 / 3.0);
-                        (c, best_depth)
-                    });
-                    note_outside(p, d);
-                    shares[best].extend_from_slice(&piece);
-                    continue;
-                }
-                if count == 1 {
-                    cut_triangles += 1;
-                }
-                let m01 = v3::lerp(piece[0], piece[1], 0.5);
-                let m12 = v3::lerp(piece[1], piece[2], 0.5);
-                let m20 = v3::lerp(piece[2], piece[0], 0.5);
-                stack.push([piece[0], m01, m20]);
-                stack.push([m01, piece[1], m12]);
-                stack.push([m20, m12, piece[2]]);
-                stack.push([m01, m12, m20]);
+            if pieces > 1 {
+                cut_triangles += 1;
             }
         }
         // Vertices of no triangle (point geometry) go to their deepest primitive.
         for (i, v) in mesh.vertices.iter().enumerate() {
             if !used[i] {
-                let (best, d) = deepest(&holders, &[*v]);
+                let (d, best) = deepest(&holders, &[*v], None);
                 if d.is_nan() || d < 0.0 {
                     note_outside(*v, d);
                 }
@@ -196,21 +151,6 @@ pub fn truth_link(mesh: &TriMesh, primitives: &[fit::Primitive]) -> Result<Truth
         outside,
         cut_triangles,
     })
-}
-
-/// The primitive holding every point of `pts` with the most depth, and that depth.
-fn deepest(holders: &[Holder], pts: &[V3]) -> (usize, f64) {
-    let mut best = (0, f64::NEG_INFINITY);
-    for (j, h) in holders.iter().enumerate() {
-        let d = pts
-            .iter()
-            .map(|p| h.depth(*p))
-            .fold(f64::INFINITY, f64::min);
-        if d > best.1 {
-            best = (j, d);
-        }
-    }
-    best
 }
 
 fn piece_of(points: &[V3], primitive: usize) -> Piece {
@@ -381,7 +321,7 @@ mod tests {
             };
             for i in 0..p.hull.x.len() {
                 let q = [p.hull.x[i], p.hull.y[i], p.hull.z[i]];
-                assert!(containment::capsule_depth(c.a, c.b, c.radius, q) >= 0.0);
+                assert!(crate::geom::containment::capsule_depth(c.a, c.b, c.radius, q) >= 0.0);
             }
         }
     }

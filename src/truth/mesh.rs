@@ -485,11 +485,6 @@ impl MeshTruth {
         self.links.len()
     }
 
-    /// Does kernel link `i` have a mesh?
-    pub fn has_mesh(&self, i: usize) -> bool {
-        self.links.get(i).is_some_and(|l| l.is_some())
-    }
-
     pub fn summary(&self) -> MeshSummary {
         let mut s = MeshSummary::default();
         for l in self.links.iter().flatten() {

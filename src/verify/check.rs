@@ -10,6 +10,7 @@ use crate::manifest::sources::sha256_file;
 use crate::manifest::sources::source_files;
 use crate::manifest::sources::{config_beside, load_robot_beside};
 use crate::manifest::{self, Manifest};
+use crate::model::LinkPair;
 use crate::truth::mesh::MeshTruth;
 use crate::truth::meshes::load_meshes;
 use crate::truth::meshes::truths;
@@ -282,8 +283,8 @@ fn user_row_violations(m: &Manifest, allow: &[AllowEntry], config: &Path) -> Vec
     };
     for row in m.acm.iter().filter(|r| r.reason == USER) {
         let pair = format!("{} - {}", row.a, row.b);
-        let key = ordered(&row.a, &row.b);
-        match allow.iter().find(|e| e.ordered() == key) {
+        let key = LinkPair::new(&row.a, &row.b);
+        match allow.iter().find(|e| e.pair() == key) {
             None => out.push(violation(
                 "acm",
                 pair,
@@ -306,9 +307,10 @@ fn user_row_violations(m: &Manifest, allow: &[AllowEntry], config: &Path) -> Vec
         }
     }
     for e in allow {
-        let (a, b) = e.ordered();
+        let pair = e.pair();
+        let (a, b) = (&pair.a, &pair.b);
         // A pair proven anyway keeps its proven row (the entry is redundant, not missing).
-        if !m.acm.iter().any(|r| ordered(&r.a, &r.b) == (a, b)) {
+        if !m.acm.iter().any(|r| LinkPair::new(&r.a, &r.b) == pair) {
             out.push(violation(
                 "acm",
                 format!("{a} - {b}"),
@@ -320,10 +322,6 @@ fn user_row_violations(m: &Manifest, allow: &[AllowEntry], config: &Path) -> Vec
         }
     }
     out
-}
-
-fn ordered<'s>(a: &'s str, b: &'s str) -> (&'s str, &'s str) {
-    if a <= b { (a, b) } else { (b, a) }
 }
 
 fn describe(v: &Verdict) -> String {
@@ -341,9 +339,4 @@ fn describe(v: &Verdict) -> String {
         }
         other => other.category().to_string(),
     }
-}
-
-/// Whether a manifest's schema is what this build writes (for a clear message on old files).
-pub fn is_current(m: &Manifest) -> bool {
-    m.schema_version == manifest::SCHEMA_VERSION
 }
