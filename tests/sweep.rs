@@ -72,6 +72,7 @@ fn two_boxes_have_the_known_answers() {
         &path,
         poses,
         SEED,
+        sweep::RayOptions::default(),
         &[Set::SingleCapsule, Set::AllTight],
         &ReadOptions::new(LoadOptions::default()),
         false,
@@ -489,7 +490,7 @@ fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth() {
             j_mesh.missed
         )
     );
-    let report = prepared.run(poses, SEED, false);
+    let report = prepared.run(poses, SEED, sweep::RayOptions::default(), false);
     let fit = report.set(Set::Fit).unwrap();
     assert_eq!(
         (

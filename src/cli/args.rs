@@ -67,6 +67,15 @@ pub struct SweepArgs {
     pub poses: usize,
     #[arg(long, default_value_t = 20260924)]
     pub seed: u64,
+    /// Free-space rays from the rest pose toward seeded uniform poses.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub rays: usize,
+    /// Steps per ray.
+    #[arg(long, value_name = "K", default_value_t = 24)]
+    pub steps: usize,
+    /// Seed of the rays' goal poses.
+    #[arg(long, value_name = "S", default_value_t = 11)]
+    pub ray_seed: u64,
     /// Also judge other fits of the same robot on the same poses.
     #[arg(long, value_enum, num_args = 1.., value_name = "SET")]
     pub compare: Vec<CompareSet>,

@@ -17,11 +17,19 @@ pub fn run(args: SweepArgs) -> Result<i32> {
     if args.poses == 0 {
         return Err(Error::input("--poses must be at least 1"));
     }
+    if args.steps == 0 {
+        return Err(Error::input("--steps must be at least 1"));
+    }
     let compare: Vec<Set> = args.compare.iter().map(|c| set_of(*c)).collect();
     let report = sweep::sweep(
         &args.manifest,
         args.poses,
         args.seed,
+        sweep::RayOptions {
+            rays: args.rays,
+            steps: args.steps,
+            seed: args.ray_seed,
+        },
         &compare,
         &args.read.sweep_read(),
         true,

@@ -115,7 +115,7 @@ pub fn robot_report(
     read: &ReadOptions,
 ) -> Result<RobotReport> {
     let prepared = sweep::prepare(path, &[Set::SingleCapsule, Set::AllTight], read)?;
-    let report = prepared.run(poses, seed, true);
+    let report = prepared.run(poses, seed, sweep::RayOptions::default(), true);
     let pictures = prepared
         .manifest
         .links

@@ -186,6 +186,11 @@ pub fn summary(r: &SweepReport) -> String {
         );
     }
     out.push('\n');
+    out += &free_table(r).render();
+    out.push_str(
+        "free: poses where no checked pair's meshes touch, on rays from the rest pose and among the uniform poses;\n\
+         refused free: those the kernel refuses; reach kept: how far along a ray from rest the kernel lets the robot go before the meshes would touch\n\n",
+    );
     out += &verdict_table(r).render();
     out.push_str(
         "\nmesh: the real triangle meshes; hull: hulls of each primitive's share of the mesh (hull contact >= mesh contact).\n\
@@ -218,6 +223,40 @@ pub fn summary(r: &SweepReport) -> String {
         }
     }
     out
+}
+
+/// The headline: per set, the free poses, the share the kernel refuses, the reach kept,
+/// and the pairs behind the first false trips.
+pub fn free_table(r: &SweepReport) -> Table {
+    let mut t = Table::new(&[
+        "set",
+        "free poses",
+        "refused free",
+        "refused %",
+        "reach kept %",
+        "rest",
+        "first false trips (rays)",
+    ]);
+    for s in &r.sets {
+        let f = &s.free;
+        t.row(vec![
+            s.set.as_str().into(),
+            f.free_poses().to_string(),
+            f.refused_free().to_string(),
+            f.refused_free_pct()
+                .map_or("-".into(), |p| format!("{p:.1}")),
+            f.reach_kept
+                .map_or("-".into(), |k| format!("{:.1}", 100.0 * k)),
+            if s.rest.clear { "clear" } else { "trips" }.into(),
+            f.first_false_trips
+                .iter()
+                .take(3)
+                .map(|(a, b, n)| format!("{a}/{b} {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ]);
+    }
+    t
 }
 
 /// What the ACM's `always` rows hide, in one sentence: how many of them the meshes touch in

@@ -41,10 +41,66 @@ use crate::truth::judge::{self, Judgement, Timing};
 use crate::truth::mesh::MeshTruth;
 use crate::truth::meshes::{load_meshes, truths};
 use crate::truth::poses::{self, for_each_pose};
+use crate::truth::reach;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// The free-space rays of a sweep (see [`crate::truth::reach`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RayOptions {
+    pub rays: usize,
+    pub steps: usize,
+    pub seed: u64,
+}
+
+impl Default for RayOptions {
+    fn default() -> Self {
+        RayOptions {
+            rays: reach::DEFAULT_RAYS,
+            steps: reach::DEFAULT_STEPS,
+            seed: reach::DEFAULT_SEED,
+        }
+    }
+}
+
+/// One set's free space: the poses where no checked pair's meshes touch, on the rays
+/// from the rest pose and among the uniform poses, and what the kernel refuses of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FreeReport {
+    pub rays: usize,
+    pub steps: usize,
+    /// Free poses on the rays, and those the kernel refuses.
+    pub ray_free: usize,
+    pub ray_refused: usize,
+    /// Uniform poses where no checked pair's meshes touch, and those the kernel refuses
+    /// (its slop-only poses).
+    pub uniform_free: usize,
+    pub uniform_refused: usize,
+    /// Mean over the rays that start free of how far the kernel lets the robot go before
+    /// the meshes would touch (1 = as far as the meshes).
+    pub reach_kept: Option<f64>,
+    /// The pairs behind each ray's first false trip: (a, b, rays), most first.
+    pub first_false_trips: Vec<(String, String, usize)>,
+    /// Per ray: first mesh contact step, first kernel trip step (`steps + 1` / `None`
+    /// when there is none).
+    pub per_ray: Vec<(usize, Option<usize>)>,
+}
+
+impl FreeReport {
+    pub fn free_poses(&self) -> usize {
+        self.ray_free + self.uniform_free
+    }
+    pub fn refused_free(&self) -> usize {
+        self.ray_refused + self.uniform_refused
+    }
+    /// The refused share of all free poses, percent.
+    pub fn refused_free_pct(&self) -> Option<f64> {
+        let n = self.free_poses();
+        (n > 0).then(|| 100.0 * self.refused_free() as f64 / n as f64)
+    }
+}
 
 /// Default pose count and seed of `collide sweep`.
 pub const DEFAULT_POSES: usize = 3000;
@@ -345,6 +401,8 @@ pub struct SetReport {
     /// Against the hull truth (the design documents' figures).
     pub hull: Verdicts,
     pub rest: Rest,
+    /// Free space, the headline figure.
+    pub free: FreeReport,
     pub timing: Timing,
 }
 
@@ -538,7 +596,7 @@ impl Prepared {
     /// Sweeps `poses` poses of `seed` over every prepared set, on the rayon pool: the mesh
     /// truth's contacts ([`contacts::mesh_contacts`]), the hull truth's, then every set's
     /// kernel judged against both ([`judge::judge_all`]).
-    pub fn run(&self, poses: usize, seed: u64, progress: bool) -> SweepReport {
+    pub fn run(&self, poses: usize, seed: u64, rays: RayOptions, progress: bool) -> SweepReport {
         let model = &self.fit_kernel().model;
         let bar = |what: &str| {
             if progress {
@@ -574,8 +632,45 @@ impl Prepared {
             })
             .collect();
         let kernel_s = t.elapsed().as_secs_f64();
+        let fit = self.fit_kernel();
+        let ray_contacts = reach::ray_contacts(
+            &fit.model,
+            &self.mesh_truth,
+            fit.model.checked_pairs(),
+            reach::Rays {
+                rays: rays.rays,
+                steps: rays.steps,
+                seed: rays.seed,
+                rest_q: fit.q_from(&self.manifest.rest_pose.q),
+            },
+        );
+        let free: Vec<FreeReport> = self
+            .sets
+            .iter()
+            .zip(&judged)
+            .map(|(s, j)| {
+                let f = reach::judge_rays(&s.kernel.model, &ray_contacts)
+                    .expect("every set checks the fit's pairs (checked in prepare)");
+                let names = &fit.link_names;
+                FreeReport {
+                    rays: f.rays,
+                    steps: f.steps,
+                    ray_free: f.free_poses,
+                    ray_refused: f.refused_free,
+                    uniform_free: poses - j[0].contact_poses,
+                    uniform_refused: j[0].slop_only,
+                    reach_kept: f.reach_kept,
+                    first_false_trips: f
+                        .first_false_trips
+                        .iter()
+                        .map(|&((a, b), n)| (names[a].clone(), names[b].clone(), n))
+                        .collect(),
+                    per_ray: f.per_ray.iter().map(|v| (v.t_truth, v.t_trip)).collect(),
+                }
+            })
+            .collect();
         let elapsed_s = started.elapsed().as_secs_f64();
-        let mut report = self.tally(&mesh, &hull, &hull_details, judged, poses, seed);
+        let mut report = self.tally(&mesh, &hull, &hull_details, judged, free, poses, seed);
         report.elapsed_s = elapsed_s;
         report.mesh_s = mesh_s;
         report.hull_s = hull_s;
@@ -619,6 +714,7 @@ impl Prepared {
         hull: &MeshContacts,
         hull_details: &[HullPose],
         judged: Vec<Vec<Judgement>>,
+        free: Vec<FreeReport>,
         poses: usize,
         seed: u64,
     ) -> SweepReport {
@@ -670,7 +766,7 @@ impl Prepared {
             .sort_by(|x, y| y.2.cmp(&x.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
         let mut missed_list = Vec::new();
         let mut sets = Vec::new();
-        for (s, j) in self.sets.iter().zip(&judged) {
+        for ((s, j), free) in self.sets.iter().zip(&judged).zip(free) {
             let (primitives, kinds) = kind_counts(&s.manifest);
             for (truth, jt) in [(Truth::Mesh, &j[0]), (Truth::Hull, &j[1])] {
                 for &(pose, k, kernel_m) in &jt.missed_at {
@@ -710,6 +806,7 @@ impl Prepared {
                     clear: r.clear,
                     contacts,
                 },
+                free,
                 timing: j[0].timing,
             });
         }
@@ -782,10 +879,11 @@ pub fn sweep(
     path: &Path,
     poses: usize,
     seed: u64,
+    rays: RayOptions,
     compare: &[Set],
     read: &ReadOptions,
     progress: bool,
 ) -> Result<SweepReport> {
     let prepared = prepare(path, compare, read)?;
-    Ok(prepared.run(poses, seed, progress))
+    Ok(prepared.run(poses, seed, rays, progress))
 }

@@ -9,7 +9,9 @@
 //! - [`judge`]: a kernel model against those contacts, cheaply enough to repeat after every
 //!   refit;
 //! - [`hull`]: the second truth, each link's hull split among its primitives, exact GJK;
-//! - [`poses`]: seeded in-limit configurations and the one loop over them.
+//! - [`poses`]: seeded in-limit configurations and the one loop over them;
+//! - [`reach`]: free space, rays from the rest pose: the poses where the meshes are apart,
+//!   how many of them a kernel refuses, and how far along each ray it lets the robot go.
 
 pub mod contacts;
 pub mod hull;
@@ -17,3 +19,4 @@ pub mod judge;
 pub mod mesh;
 pub mod meshes;
 pub mod poses;
+pub mod reach;
