@@ -670,7 +670,8 @@ impl Prepared {
             })
             .collect();
         let elapsed_s = started.elapsed().as_secs_f64();
-        let mut report = self.tally(&mesh, &hull, &hull_details, judged, free, poses, seed);
+        let judged = judged.into_iter().zip(free).collect();
+        let mut report = self.tally(&mesh, &hull, &hull_details, judged, poses, seed);
         report.elapsed_s = elapsed_s;
         report.mesh_s = mesh_s;
         report.hull_s = hull_s;
@@ -713,8 +714,7 @@ impl Prepared {
         mesh: &MeshContacts,
         hull: &MeshContacts,
         hull_details: &[HullPose],
-        judged: Vec<Vec<Judgement>>,
-        free: Vec<FreeReport>,
+        judged: Vec<(Vec<Judgement>, FreeReport)>,
         poses: usize,
         seed: u64,
     ) -> SweepReport {
@@ -727,8 +727,8 @@ impl Prepared {
             .iter()
             .position(|s| s.set == Set::Fit)
             .expect("fit set");
-        let mesh_contacts = self.truth_contacts(&judged[fit_pos][0], poses);
-        let hull_contacts = self.truth_contacts(&judged[fit_pos][1], poses);
+        let mesh_contacts = self.truth_contacts(&judged[fit_pos].0[0], poses);
+        let hull_contacts = self.truth_contacts(&judged[fit_pos].0[1], poses);
         let undecided = hull_details.iter().flatten().filter(|c| !c.3).count();
         // Mesh contacts on checked pairs the hull truth does not have (both lists sorted).
         let checked: std::collections::BTreeSet<(u32, u32)> = pairs
@@ -766,7 +766,7 @@ impl Prepared {
             .sort_by(|x, y| y.2.cmp(&x.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
         let mut missed_list = Vec::new();
         let mut sets = Vec::new();
-        for ((s, j), free) in self.sets.iter().zip(&judged).zip(free) {
+        for (s, (j, free)) in self.sets.iter().zip(judged) {
             let (primitives, kinds) = kind_counts(&s.manifest);
             for (truth, jt) in [(Truth::Mesh, &j[0]), (Truth::Hull, &j[1])] {
                 for &(pose, k, kernel_m) in &jt.missed_at {
