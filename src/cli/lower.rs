@@ -185,10 +185,17 @@ fn print_refinement(lowered: &Lowered) {
         return;
     };
     let pct = |n: usize| 100.0 * n as f64 / r.poses.max(1) as f64;
+    let kept = |k: Option<f64>| k.map_or("-".to_string(), |k| format!("{:.1} %", 100.0 * k));
     crate::outln!(
-        "\nrefinement on {} seeded poses (seed {}) against the meshes: slop-only {:.1} % -> {:.1} %, refused {:.1} % -> {:.1} %, kernel {:.1} -> {:.1} µs (estimated; budget {} µs), {} step(s); stopped: {}",
+        "\nrefinement on {} free poses ({} rays from rest and {} seeded poses, seed {}) against the meshes: refused free {:.1} % -> {:.1} %, reach kept {} -> {}, slop-only {:.1} % -> {:.1} %, refused {:.1} % -> {:.1} %, kernel {:.1} -> {:.1} µs (estimated; budget {} µs), {} step(s); stopped: {}",
+        r.after.free_poses,
+        crate::lower::refine::REFINE_RAYS,
         r.poses,
         r.seed,
+        r.before.refused_free_pct(),
+        r.after.refused_free_pct(),
+        kept(r.before.reach_kept),
+        kept(r.after.reach_kept),
         pct(r.before.slop_only),
         pct(r.after.slop_only),
         pct(r.before.refused),
@@ -210,10 +217,11 @@ fn print_refinement(lowered: &Lowered) {
             })
             .collect();
         crate::outln!(
-            "  step {}: {}; slop-only {:.1} %, {:.1} µs (measured {:.1})",
+            "  step {}: {}; refused free {:.1} %, reach kept {}, {:.1} µs (measured {:.1})",
             i + 1,
             links.join(", "),
-            pct(s.after.slop_only),
+            s.after.refused_free_pct(),
+            kept(s.after.reach_kept),
             s.after.cost_us,
             s.after.measured_us
         );

@@ -43,6 +43,11 @@ pub const MIN_GAIN_LAYER_M: f64 = 5e-4;
 /// How far each side of a cut reaches past the plane (m).
 pub const SEAM_OVERLAP: f64 = 1e-3;
 
+/// A point to avoid counts as inside a piece's hull up to this far outside it (m).
+const AVOID_TOL_M: f64 = 1e-4;
+/// The most points to avoid a decomposition weighs (evenly strided beyond that).
+pub const MAX_AVOID: usize = 512;
+
 /// Directions of the support-point sets the cut search measures volumes on.
 const SEARCH_DIRS: usize = 128;
 /// Candidate offsets per axis.
@@ -101,6 +106,26 @@ fn triangle(mesh: &TriMesh, t: &[u32; 3]) -> [V3; 3] {
     ]
 }
 
+/// The points of `avoid` inside the hull of `mesh`.
+fn inside_hull(mesh: &TriMesh, avoid: &[V3]) -> Vec<V3> {
+    if avoid.is_empty() || mesh.vertices.len() < 4 {
+        return Vec::new();
+    }
+    let planes = Hull::new(&mesh.vertices).face_planes();
+    if planes.is_empty() {
+        return Vec::new();
+    }
+    avoid
+        .iter()
+        .copied()
+        .filter(|p| {
+            planes
+                .iter()
+                .all(|(n, d)| v3::dot(*n, *p) <= d + AVOID_TOL_M)
+        })
+        .collect()
+}
+
 /// Estimated hull volume of the two sides of the plane `axis . x = c`.
 fn sides_volume(mesh: &TriMesh, axis: V3, c: f64, dirs: &[V3]) -> f64 {
     let cuts = Cuts {
@@ -121,7 +146,14 @@ fn sides_volume(mesh: &TriMesh, axis: V3, c: f64, dirs: &[V3]) -> f64 {
 
 /// The best of `GRID - 1` planes across `axis` (least total estimated hull
 /// volume of the two sides): (volume, offset).
-fn grid_cut(mesh: &TriMesh, axis: V3, tmin: f64, tmax: f64, dirs: &[V3]) -> Option<(f64, f64)> {
+fn grid_cut(
+    mesh: &TriMesh,
+    axis: V3,
+    tmin: f64,
+    tmax: f64,
+    dirs: &[V3],
+    avoid: &[V3],
+) -> Option<(usize, f64, f64)> {
     let k = dirs.len();
     let step = (tmax - tmin) / GRID as f64;
     let plane = |g: usize| tmin + step * g as f64;
@@ -161,12 +193,40 @@ fn grid_cut(mesh: &TriMesh, axis: V3, tmin: f64, tmax: f64, dirs: &[V3]) -> Opti
         below[g] = below[g - 1].merged(&bins[g - 1]);
     }
     let mut above = SupportSet::empty(k);
-    let mut best: Option<(f64, f64)> = None;
+    // Least (points to avoid left inside a side's hull, total volume).
+    let mut best: Option<(usize, f64, f64)> = None;
     for g in (1..GRID).rev() {
         above.merge(&bins[g]);
-        let v = below[g].merged(&sections[g]).volume() + above.merged(&sections[g]).volume();
-        if best.is_none_or(|b| v < b.0) {
-            best = Some((v, plane(g)));
+        let (lo, hi) = (below[g].merged(&sections[g]), above.merged(&sections[g]));
+        let v = lo.volume() + hi.volume();
+        let n = if avoid.is_empty() {
+            0
+        } else {
+            let planes = |s: &SupportSet| -> Vec<(V3, f64)> {
+                let pts: Vec<V3> =
+                    s.0.iter()
+                        .filter(|b| b.0.is_finite())
+                        .map(|b| b.1)
+                        .collect();
+                if pts.len() < 4 {
+                    return Vec::new();
+                }
+                Hull::new(&pts).face_planes()
+            };
+            let (pl, ph) = (planes(&lo), planes(&hi));
+            let held = |planes: &[(V3, f64)], p: &V3| {
+                !planes.is_empty()
+                    && planes
+                        .iter()
+                        .all(|(n, d)| v3::dot(*n, *p) <= d + AVOID_TOL_M)
+            };
+            avoid
+                .iter()
+                .filter(|p| held(&pl, p) || held(&ph, p))
+                .count()
+        };
+        if best.is_none_or(|b| (n, v) < (b.0, b.1)) {
+            best = Some((n, v, plane(g)));
         }
     }
     best
@@ -192,9 +252,10 @@ fn candidate_axes(mesh: &TriMesh) -> Vec<V3> {
     out
 }
 
-/// The best binary cut of a piece: (estimated volume of its two sides, cut).
-fn best_cut(mesh: &TriMesh, dirs: &[V3]) -> Option<(f64, Cuts)> {
-    let mut best: Option<(f64, V3, f64, f64)> = None;
+/// The best binary cut of a piece: (points of `avoid` left inside its sides' hulls,
+/// estimated volume of its two sides, cut). Fewest points first, then least volume.
+fn best_cut(mesh: &TriMesh, dirs: &[V3], avoid: &[V3]) -> Option<(usize, f64, Cuts)> {
+    let mut best: Option<(usize, f64, V3, f64, f64)> = None;
     for axis in candidate_axes(mesh) {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for p in &mesh.vertices {
@@ -205,27 +266,33 @@ fn best_cut(mesh: &TriMesh, dirs: &[V3]) -> Option<(f64, Cuts)> {
         if hi - lo <= 4.0 * SEAM_OVERLAP {
             continue;
         }
-        if let Some((v, c)) = grid_cut(mesh, axis, lo, hi, dirs)
-            && best.as_ref().is_none_or(|b| v < b.0 * (1.0 - 1e-9))
+        if let Some((n, v, c)) = grid_cut(mesh, axis, lo, hi, dirs, avoid)
+            && best
+                .as_ref()
+                .is_none_or(|b| n < b.0 || (n == b.0 && v < b.1 * (1.0 - 1e-9)))
         {
-            best = Some((v, axis, c, (hi - lo) / GRID as f64));
+            best = Some((n, v, axis, c, (hi - lo) / GRID as f64));
         }
     }
-    let (mut vol, axis, mut c, step) = best?;
-    // Local refinement on the exact sides.
-    let mut delta = step / 2.0;
-    for _ in 0..2 {
-        for sign in [-1.0, 1.0] {
-            let v = sides_volume(mesh, axis, c + sign * delta, dirs);
-            if v < vol * (1.0 - 1e-9) {
-                vol = v;
-                c += sign * delta;
-                break;
+    let (count, mut vol, axis, mut c, step) = best?;
+    // Local refinement on the exact sides (on volume alone: with points to avoid, the
+    // grid's plane is kept, since a shift could take a point back inside).
+    if avoid.is_empty() {
+        let mut delta = step / 2.0;
+        for _ in 0..2 {
+            for sign in [-1.0, 1.0] {
+                let v = sides_volume(mesh, axis, c + sign * delta, dirs);
+                if v < vol * (1.0 - 1e-9) {
+                    vol = v;
+                    c += sign * delta;
+                    break;
+                }
             }
+            delta /= 2.0;
         }
-        delta /= 2.0;
     }
     Some((
+        count,
         vol,
         Cuts {
             normal: axis,
@@ -296,6 +363,19 @@ fn estimate(mesh: &TriMesh, dirs: &[V3]) -> f64 {
 /// The link's surface as at most `max_pieces` pieces (module doc), in a
 /// deterministic order. One piece (the whole mesh) when no cut pays.
 pub fn decompose(mesh: &TriMesh, max_pieces: usize) -> Result<Vec<TriMesh>, FitError> {
+    decompose_avoiding(mesh, max_pieces, &[])
+}
+
+/// [`decompose`], choosing cuts first to leave out of the pieces' hulls the points of
+/// `avoid` (link frame: the meshes of the links this one trips against, where they
+/// come closest while apart), then by volume. A cut that leaves out a point is always
+/// made; otherwise the volume rule decides. Without points to avoid, exactly
+/// [`decompose`]'s cuts.
+pub fn decompose_avoiding(
+    mesh: &TriMesh,
+    max_pieces: usize,
+    avoid: &[V3],
+) -> Result<Vec<TriMesh>, FitError> {
     if max_pieces == 0 || max_pieces > PIECE_BUDGET {
         return Err(FitError::BadSlabs(max_pieces));
     }
@@ -305,33 +385,55 @@ pub fn decompose(mesh: &TriMesh, max_pieces: usize) -> Result<Vec<TriMesh>, FitE
     struct Piece {
         mesh: TriMesh,
         volume: f64,
-        /// `None`: not searched yet; `Some(None)`: no cut.
-        cut: Option<Option<(f64, Cuts)>>,
+        /// Points to avoid inside this piece's hull.
+        avoid: Vec<V3>,
+        /// `None`: not searched yet; `Some(None)`: no cut. Else (points left out, volume
+        /// removed, cut).
+        cut: Option<Option<(usize, f64, Cuts)>>,
     }
+    let inside = inside_hull(mesh, avoid);
+    let strided: Vec<V3> = if inside.len() > MAX_AVOID {
+        let step = inside.len().div_ceil(MAX_AVOID);
+        inside.iter().step_by(step).copied().collect()
+    } else {
+        inside
+    };
     let mut pieces = vec![Piece {
+        avoid: strided,
         mesh: mesh.clone(),
         volume: link_volume,
         cut: None,
     }];
     while pieces.len() < max_pieces {
         for p in pieces.iter_mut().filter(|p| p.cut.is_none()) {
-            p.cut = Some(best_cut(&p.mesh, &dirs).map(|(v, c)| (p.volume - v, c)));
+            p.cut = Some(
+                best_cut(&p.mesh, &dirs, &p.avoid)
+                    .map(|(n, v, c)| (p.avoid.len() - n.min(p.avoid.len()), p.volume - v, c)),
+            );
         }
-        let Some((i, gain)) = pieces
+        let Some((i, (left_out, gain))) = pieces
             .iter()
             .enumerate()
-            .filter_map(|(i, p)| p.cut.as_ref().and_then(|c| c.as_ref()).map(|c| (i, c.0)))
-            .fold(None, |best: Option<(usize, f64)>, (i, g)| match best {
-                Some((_, bg)) if bg >= g => best,
-                _ => Some((i, g)),
+            .filter_map(|(i, p)| {
+                p.cut
+                    .as_ref()
+                    .and_then(|c| c.as_ref())
+                    .map(|c| (i, (c.0, c.1)))
             })
+            .fold(
+                None,
+                |best: Option<(usize, (usize, f64))>, (i, g)| match best {
+                    Some((_, bg)) if bg.0 > g.0 || (bg.0 == g.0 && bg.1 >= g.1) => best,
+                    _ => Some((i, g)),
+                },
+            )
         else {
             break;
         };
-        if gain < min_gain {
+        if left_out == 0 && gain < min_gain {
             break;
         }
-        let cuts = pieces[i].cut.clone().flatten().expect("a cut").1;
+        let cuts = pieces[i].cut.clone().flatten().expect("a cut").2;
         let (n, c) = (cuts.normal, cuts.offsets[0]);
         let a = clip_mesh(&pieces[i].mesh, n, c + SEAM_OVERLAP, true);
         let b = clip_mesh(&pieces[i].mesh, n, c - SEAM_OVERLAP, false);
@@ -340,9 +442,14 @@ pub fn decompose(mesh: &TriMesh, max_pieces: usize) -> Result<Vec<TriMesh>, FitE
             continue;
         }
         let (va, vb) = (estimate(&a, &dirs), estimate(&b, &dirs));
+        let (aa, ab) = (
+            inside_hull(&a, &pieces[i].avoid),
+            inside_hull(&b, &pieces[i].avoid),
+        );
         pieces[i] = Piece {
             mesh: a,
             volume: va,
+            avoid: aa,
             cut: None,
         };
         pieces.insert(
@@ -350,6 +457,7 @@ pub fn decompose(mesh: &TriMesh, max_pieces: usize) -> Result<Vec<TriMesh>, FitE
             Piece {
                 mesh: b,
                 volume: vb,
+                avoid: ab,
                 cut: None,
             },
         );

@@ -471,12 +471,23 @@ pub fn fit_tight(
     max_pieces: usize,
     opts: &FitOptions,
 ) -> Result<LinkFit, FitError> {
+    fit_tight_avoiding(mesh, max_pieces, opts, &[])
+}
+
+/// [`fit_tight`] whose decomposition keeps the points of `avoid` (link frame) out of the
+/// pieces' hulls where a cut can ([`decompose::decompose_avoiding`]).
+pub fn fit_tight_avoiding(
+    mesh: &TriMesh,
+    max_pieces: usize,
+    opts: &FitOptions,
+    avoid: &[V3],
+) -> Result<LinkFit, FitError> {
     if max_pieces == 0 || max_pieces > decompose::PIECE_BUDGET {
         return Err(FitError::BadSlabs(max_pieces));
     }
     let ctx = Context::new(mesh, opts)?;
     let pieces = if max_pieces > 1 {
-        decompose::decompose(mesh, max_pieces)?
+        decompose::decompose_avoiding(mesh, max_pieces, avoid)?
     } else {
         vec![mesh.clone()]
     };

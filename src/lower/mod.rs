@@ -154,20 +154,7 @@ pub fn lower(
         .iter()
         .map(|(name, _)| (name.clone(), options.tight.plan(name, existing_link(name))))
         .collect();
-    let progress = crate::progress::bar(truths.len() as u64, "fitting links");
-    let mut fits: Vec<(String, LinkFit)> = truths
-        .par_iter()
-        .map(|(name, mesh)| {
-            let result = refine::fit_at(mesh, plans[name].level, &options.fit);
-            progress.inc(1);
-            result.map(|f| (name.clone(), f)).map_err(|mut err| {
-                err.message = format!("link `{name}` of `{}`: {}", robot.name, err.message);
-                err
-            })
-        })
-        .collect::<Result<_>>()?;
-    progress.finish_and_clear();
-    let truth_map: BTreeMap<String, _> = truths.into_iter().collect();
+    let truth_map: BTreeMap<String, _> = truths.iter().cloned().collect();
 
     let mut sources = Vec::new();
     for source in source_files(loaded) {
@@ -188,18 +175,13 @@ pub fn lower(
             .map(|(name, f)| refine::planned_link(name, f, &plans[name]))
             .collect::<Vec<manifest::Link>>()
     };
-    let links = planned(&fits, &plans);
-    let acm = match existing {
-        Some(m) => m
-            .acm
-            .iter()
-            .filter(|row| {
-                links.iter().any(|l| l.name == row.a) && links.iter().any(|l| l.name == row.b)
-            })
-            .cloned()
-            .collect(),
-        None => Vec::new(),
-    };
+    // The user's exemptions (the config's `allow:`), whose pairs need no refining.
+    let user_pairs: Vec<(String, String)> = loaded
+        .config
+        .as_ref()
+        .map(|c| c.allow.iter().map(|e| (e.a.clone(), e.b.clone())).collect())
+        .unwrap_or_default();
+    // The manifest without its links: what the neighbours at rest are placed with.
     let mut manifest = Manifest {
         schema_version: manifest::SCHEMA_VERSION,
         robot: robot.name.clone(),
@@ -218,26 +200,54 @@ pub fn lower(
             .iter()
             .map(|j| manifest::fit::manifest_joint(robot, j))
             .collect(),
-        links,
-        acm,
+        links: Vec::new(),
+        acm: Vec::new(),
     };
-    // The user's exemptions (the config's `allow:`), whose pairs need no refining.
-    let user_pairs: Vec<(String, String)> = loaded
-        .config
-        .as_ref()
-        .map(|c| c.allow.iter().map(|e| (e.a.clone(), e.b.clone())).collect())
-        .unwrap_or_default();
+    // A decomposition keeps the meshes of the links each link must clear at rest out of
+    // its pieces' hulls.
+    let avoid = refine::neighbours_at_rest(&manifest, &truth_map, &user_pairs)?;
+    let no_points = Vec::new();
+    let progress = crate::progress::bar(truths.len() as u64, "fitting links");
+    let mut fits: Vec<(String, LinkFit)> = truths
+        .par_iter()
+        .map(|(name, mesh)| {
+            let result = refine::fit_at(
+                mesh,
+                plans[name].level,
+                &options.fit,
+                avoid.get(name).unwrap_or(&no_points),
+            );
+            progress.inc(1);
+            result.map(|f| (name.clone(), f)).map_err(|mut err| {
+                err.message = format!("link `{name}` of `{}`: {}", robot.name, err.message);
+                err
+            })
+        })
+        .collect::<Result<_>>()?;
+    progress.finish_and_clear();
+    let links = planned(&fits, &plans);
+    let acm = match existing {
+        Some(m) => m
+            .acm
+            .iter()
+            .filter(|row| {
+                links.iter().any(|l| l.name == row.a) && links.iter().any(|l| l.name == row.b)
+            })
+            .cloned()
+            .collect(),
+        None => Vec::new(),
+    };
+    manifest.links = links;
+    manifest.acm = acm;
     let refinement = match &options.refine {
         Some(r) => {
-            let done = refine::refine(
-                &manifest,
-                &mut fits,
-                &mut plans,
-                &truth_map,
-                &options.fit,
-                &user_pairs,
-                r,
-            )?;
+            let inputs = refine::Inputs {
+                truths: &truth_map,
+                fit: &options.fit,
+                user: &user_pairs,
+                avoid: &avoid,
+            };
+            let done = refine::refine(&manifest, &mut fits, &mut plans, &inputs, r)?;
             manifest.links = planned(&fits, &plans);
             Some(done)
         }

@@ -22,14 +22,16 @@
 use crate::error::{Error, Result};
 use crate::fit::{self, FitOptions, LinkFit, decompose::PIECE_BUDGET};
 use crate::geom::mesh::TriMesh;
+use crate::geom::v3::{self, V3};
 use crate::kernel::Model;
 use crate::manifest::kernel::{LoadedKernel, load_kernel};
 use crate::manifest::{self, AcmEntry, Manifest};
 use crate::model::LinkPair;
 use crate::truth::contacts::{MeshContacts, mesh_contacts_with_progress};
-use crate::truth::judge::{Judgement, PairVerdict, judge};
+use crate::truth::judge::{Judgement, judge};
 use crate::truth::mesh::MeshTruth;
 use crate::truth::poses::{for_each_pose, placements};
+use crate::truth::reach::{FreeSpace, RayContacts, Rays, judge_rays, ray_contacts};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,6 +40,12 @@ pub const REFINE_POSES: usize = 1000;
 /// Their seed: not the sweep's default, so the fleet's figures are measured on
 /// poses the refinement never saw.
 pub const REFINE_SEED: u64 = 7;
+/// Free-space rays the refinement judges on (from the rest pose, see
+/// `truth::reach`), their steps and seed: not the sweep's, so the fleet's figures are
+/// measured on rays the refinement never saw.
+pub const REFINE_RAYS: usize = 100;
+pub const REFINE_STEPS: usize = 16;
+pub const REFINE_RAY_SEED: u64 = 5;
 /// A pair is refined when it carries false stops on at least this fraction of
 /// the poses (and on at least one).
 pub const FALSE_STOP_FLOOR: f64 = 0.001;
@@ -53,9 +61,10 @@ const TRIES_PER_STEP: usize = 6;
 /// [`CostModel`]) for an arm, a robot with at most [`ARM_LINKS`] links with
 /// geometry: a 1 kHz loop checks in well under 1 % of its cycle...
 pub const ARM_BUDGET_US: f64 = 5.0;
-/// ...and for larger robots (humanoids, mobile manipulators), 2 % of it (20 µs
-/// measured), less the 15 % by which the estimate ran low on Talos and TIAGo.
-pub const ROBOT_BUDGET_US: f64 = 17.0;
+/// ...and for larger robots (humanoids, mobile manipulators), 4 % of it: usability
+/// first (a humanoid that refuses its free poses is unusable), still 4-7x under the
+/// design documents' 176-267 µs; the coherent mode is where per-cycle cost is cut.
+pub const ROBOT_BUDGET_US: f64 = 40.0;
 pub const ARM_LINKS: usize = 12;
 
 /// The levels a link climbs.
@@ -88,12 +97,84 @@ pub struct LinkPlan {
     pub locked: bool,
 }
 
-/// Fits a link at its level.
-pub fn fit_at(mesh: &TriMesh, level: Level, opts: &FitOptions) -> Result<LinkFit> {
+/// Fits a link at its level; a decomposition keeps the points of `avoid` (link frame)
+/// out of its pieces' hulls where a cut can.
+pub fn fit_at(mesh: &TriMesh, level: Level, opts: &FitOptions, avoid: &[V3]) -> Result<LinkFit> {
     Ok(match level {
         Level::Rule => fit::fit_link(mesh, opts)?,
-        Level::Pieces(n) => fit::fit_tight(mesh, n, opts)?,
+        Level::Pieces(n) => fit::fit_tight_avoiding(mesh, n, opts, avoid)?,
     })
+}
+
+/// Per link, the mesh vertices of the links it must clear at the rest pose, in its own
+/// frame: every link pair with geometry that is neither adjacent nor the user's, whose
+/// meshes are apart at rest, and whose vertices lie within the link's bounding sphere.
+/// What the contact-aware decomposition keeps out of a link's pieces (a torso around
+/// its waist motor, a pelvis around the hips). `skeleton` gives the joints and the rest
+/// pose; its links are not read.
+pub fn neighbours_at_rest(
+    skeleton: &Manifest,
+    truths: &BTreeMap<String, TriMesh>,
+    user: &[(String, String)],
+) -> Result<BTreeMap<String, Vec<V3>>> {
+    let mut bare = skeleton.clone();
+    bare.links.clear();
+    bare.acm.clear();
+    let k = load_kernel(&bare)?;
+    let n = k.model.n_links();
+    let mut tree = crate::acm::adjacency::LinkTree::of_model(&k.model);
+    tree.has_geometry = k
+        .link_names
+        .iter()
+        .map(|l| truths.contains_key(l))
+        .collect();
+    let mut exempt: BTreeSet<(usize, usize)> = tree
+        .adjacent_pairs()
+        .into_iter()
+        .map(|(a, b, _)| (a.min(b), a.max(b)))
+        .collect();
+    for (a, b) in user {
+        if let (Some(&a), Some(&b)) = (k.link_index.get(a), k.link_index.get(b)) {
+            exempt.insert((a.min(b), a.max(b)));
+        }
+    }
+    let truth = MeshTruth::new(&k.link_names, truths);
+    let mut ws = k.model.workspace();
+    k.model.fk(&k.q_from(&skeleton.rest_pose.q), &mut ws);
+    let place = placements(&ws, n);
+    let sphere = |m: &TriMesh| crate::truth::hull::sphere_of(m.vertices.iter().copied());
+    let spheres: Vec<Option<(V3, f64)>> = k
+        .link_names
+        .iter()
+        .map(|l| truths.get(l).filter(|m| !m.vertices.is_empty()).map(sphere))
+        .collect();
+    let mut out: BTreeMap<String, Vec<V3>> = BTreeMap::new();
+    for a in 0..n {
+        let Some((ca, ra)) = spheres[a] else { continue };
+        let wa = place[a].transform_point(ca);
+        let mut points = Vec::new();
+        for b in 0..n {
+            let Some((cb, rb)) = spheres[b] else { continue };
+            if a == b || exempt.contains(&(a.min(b), a.max(b))) {
+                continue;
+            }
+            let wb = place[b].transform_point(cb);
+            if v3::dist(wa, wb) > ra + rb || truth.touching(a, &place[a], b, &place[b]) {
+                continue;
+            }
+            for v in &truths[&k.link_names[b]].vertices {
+                let w = place[b].transform_point(*v);
+                if v3::dist(w, wa) <= ra {
+                    // World to link a's frame.
+                    points.push(v3::mul_mtv(&place[a].rot, v3::sub(w, place[a].pos)));
+                }
+            }
+        }
+        if !points.is_empty() {
+            out.insert(k.link_names[a].clone(), points);
+        }
+    }
+    Ok(out)
 }
 
 #[derive(Debug, Clone)]
@@ -166,6 +247,19 @@ pub struct Measured {
     pub measured_us: f64,
     /// Checked pairs (names, sorted) tripping at rest while their meshes are apart.
     pub rest_slop: Vec<(String, String)>,
+    /// Free poses (no checked pair's meshes touch) on the refinement's rays and among its
+    /// uniform poses, and those the kernel refuses.
+    pub free_poses: usize,
+    pub refused_free: usize,
+    /// Mean reach kept over the refinement's rays (`None` when none starts free).
+    pub reach_kept: Option<f64>,
+}
+
+impl Measured {
+    /// The refused share of the free poses, percent (0 without free poses).
+    pub fn refused_free_pct(&self) -> f64 {
+        100.0 * self.refused_free as f64 / self.free_poses.max(1) as f64
+    }
 }
 
 /// One refinement step: which links went to which level, and why.
@@ -217,6 +311,7 @@ fn refine_acm(m: &Manifest, user: &[(String, String)]) -> Result<Vec<AcmEntry>> 
 
 struct Judge<'a> {
     contacts: MeshContacts,
+    rays: RayContacts,
     /// Link pairs never within [`FAR_M`] on any refinement pose under the fit
     /// rule's (largest) geometry: `acm regenerate` will almost surely exempt them
     /// (`never`), and the kernel then skips them, so the cost estimate does too.
@@ -228,8 +323,10 @@ struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    fn measure(&self, k: &LoadedKernel) -> Result<(Measured, Judgement)> {
+    fn measure(&self, k: &LoadedKernel) -> Result<(Measured, Judgement, FreeSpace)> {
         let j = judge(&k.model, &self.contacts)
+            .map_err(|e| Error::check(format!("refinement: {e}")))?;
+        let free = judge_rays(&k.model, &self.rays)
             .map_err(|e| Error::check(format!("refinement: {e}")))?;
         let mut ws = k.model.workspace();
         k.model.check_self_collision(&self.rest_q, &mut ws, true);
@@ -258,8 +355,11 @@ impl Judge<'_> {
             },
             measured_us: j.timing.median_us,
             rest_slop,
+            free_poses: free.free_poses + (j.poses - j.contact_poses),
+            refused_free: free.refused_free + j.slop_only,
+            reach_kept: free.reach_kept,
         };
-        Ok((m, j))
+        Ok((m, j, free))
     }
 }
 
@@ -272,39 +372,68 @@ fn percent(count: usize, of: usize) -> String {
     }
 }
 
-/// A pair worth refining, most offending first: (names, why, score).
-/// The pairs that trip on slop-only poses (refused with no mesh contact
-/// anywhere), by how many: they are what refuses those poses; only when there
-/// are none, the pairs with false stops, by count; then the pairs that trip at
-/// rest with their meshes apart.
+/// Score of a pair that trips at rest while its meshes are apart: above every other.
+const REST_TRIP: usize = usize::MAX;
+
+/// A pair worth refining, most offending first: (names, why, score). First every pair
+/// that trips at rest while its meshes are apart (it refuses the rest pose, and with it
+/// every free pose); then the pairs that trip on free poses (the refinement's rays and
+/// its uniform poses where no checked pair's meshes touch), by how many; only when no
+/// pair does, the pairs with false stops, by count.
 fn offenders(
     k: &LoadedKernel,
     m: &Measured,
     j: &Judgement,
+    free: &FreeSpace,
     poses: usize,
 ) -> Vec<((String, String), String, usize)> {
-    let mut out: Vec<((String, String), String, usize)> = Vec::new();
+    let names_of = |a: usize, b: usize| -> (String, String) {
+        LinkPair::new(&k.link_names[a], &k.link_names[b]).into()
+    };
+    let mut out: Vec<((String, String), String, usize)> = m
+        .rest_slop
+        .iter()
+        .map(|p| {
+            (
+                p.clone(),
+                format!("pair {}/{}: trips at rest, meshes apart", p.0, p.1),
+                REST_TRIP,
+            )
+        })
+        .collect();
     let floor = ((FALSE_STOP_FLOOR * poses as f64).ceil() as usize).max(1);
-    let slop = j.pairs.iter().any(|p| p.slop_stops >= floor);
-    let score = |p: &PairVerdict| if slop { p.slop_stops } else { p.false_stops };
-    let mut ranked: Vec<&PairVerdict> = j.pairs.iter().filter(|p| score(p) >= floor).collect();
-    ranked.sort_by(|x, y| {
+    let free_trips: Vec<usize> = j
+        .pairs
+        .iter()
+        .zip(&free.pair_free_trips)
+        .map(|(p, r)| p.slop_stops + r)
+        .collect();
+    let on_free = free_trips.iter().any(|&n| n >= floor);
+    let score = |i: usize| {
+        if on_free {
+            free_trips[i]
+        } else {
+            j.pairs[i].false_stops
+        }
+    };
+    let mut ranked: Vec<usize> = (0..j.pairs.len()).filter(|&i| score(i) >= floor).collect();
+    ranked.sort_by(|&x, &y| {
         score(y).cmp(&score(x)).then_with(|| {
-            LinkPair::new(&k.link_names[x.a], &k.link_names[x.b])
-                .cmp(&LinkPair::new(&k.link_names[y.a], &k.link_names[y.b]))
+            names_of(j.pairs[x].a, j.pairs[x].b).cmp(&names_of(j.pairs[y].a, j.pairs[y].b))
         })
     });
-    for p in ranked {
-        let names: (String, String) = LinkPair::new(&k.link_names[p.a], &k.link_names[p.b]).into();
+    for i in ranked {
+        let p = &j.pairs[i];
+        let names = names_of(p.a, p.b);
         if out.iter().any(|o| o.0 == names) {
             continue;
         }
-        let why = if slop {
+        let why = if on_free {
             format!(
-                "pair {}/{}: trips on {} of poses, meshes apart everywhere",
+                "pair {}/{}: trips on {} of the free poses",
                 names.0,
                 names.1,
-                percent(p.slop_stops, poses)
+                percent(free_trips[i], m.free_poses)
             )
         } else {
             format!(
@@ -314,22 +443,96 @@ fn offenders(
                 percent(p.false_stops, poses)
             )
         };
-        out.push((names, why, score(p)));
+        out.push((names, why, score(i)));
     }
-    // Rest trips last, as the weakest of the step (within four times the worst),
-    // so on a robot whose budget binds they do not crowd out the pairs that
-    // refuse the most poses.
-    let weakest = out.last().map_or(usize::MAX, |o| o.2);
-    for p in &m.rest_slop {
-        if let Some(o) = out.iter_mut().find(|o| &o.0 == p) {
-            o.1 = format!("pair {}/{}: trips at rest, meshes apart", p.0, p.1);
+    out
+}
+
+/// Why the refinement has nothing to measure: the meshes of some checked pair touch at
+/// the rest pose, so no ray has a free pose and no uniform pose is free either.
+fn no_free_poses(k: &LoadedKernel, judge: &Judge) -> String {
+    let at_rest: Vec<String> = judge
+        .rays
+        .rest_contacts
+        .iter()
+        .take(4)
+        .map(|&(a, b)| format!("{}/{}", k.link_names[a as usize], k.link_names[b as usize]))
+        .collect();
+    if at_rest.is_empty() {
+        "no free pose to judge on: the meshes of some checked pair touch on every pose".into()
+    } else {
+        format!(
+            "no free pose to judge on, nothing refined: the meshes touch at the rest pose ({}); a contact by design needs an `allow:` row (`collide init` lists the candidates), otherwise choose a rest pose where the meshes are apart",
+            at_rest.join(", ")
+        )
+    }
+}
+
+/// Links that mirror each other: names that differ only by a left/right marker
+/// (`left`/`right`, `l_`/`r_`, `_l`/`_r`, `L_`/`R_`, ...) whose truth meshes have the same
+/// extents along each axis of their link frames (within 3 mm or 3 %: vendors export the
+/// two sides as separate meshes, a few vertices apart). Each maps to the other.
+pub fn mirror_pairs(
+    names: &[String],
+    truths: &BTreeMap<String, TriMesh>,
+) -> BTreeMap<String, String> {
+    const MARKERS: [(&str, &str); 8] = [
+        ("left", "right"),
+        ("Left", "Right"),
+        ("LEFT", "RIGHT"),
+        ("l_", "r_"),
+        ("_l_", "_r_"),
+        ("_l", "_r"),
+        ("L_", "R_"),
+        ("_L", "_R"),
+    ];
+    let known: BTreeSet<&str> = names.iter().map(String::as_str).collect();
+    let extents = |n: &str| -> Option<[f64; 3]> {
+        let m = truths.get(n)?;
+        let first = *m.vertices.first()?;
+        let (lo, hi) = m.vertices.iter().fold((first, first), |(lo, hi), v| {
+            (
+                [lo[0].min(v[0]), lo[1].min(v[1]), lo[2].min(v[2])],
+                [hi[0].max(v[0]), hi[1].max(v[1]), hi[2].max(v[2])],
+            )
+        });
+        Some([hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]])
+    };
+    let alike = |a: &str, b: &str| match (extents(a), extents(b)) {
+        (Some(x), Some(y)) => {
+            (0..3).all(|k| (x[k] - y[k]).abs() <= (0.003f64).max(0.03 * x[k].max(y[k])))
+        }
+        _ => false,
+    };
+    let mut out = BTreeMap::new();
+    for name in names {
+        if out.contains_key(name) {
             continue;
         }
-        out.push((
-            p.clone(),
-            format!("pair {}/{}: trips at rest, meshes apart", p.0, p.1),
-            weakest,
-        ));
+        let mut partner = None;
+        for (l, r) in MARKERS {
+            for (from, to) in [(l, r), (r, l)] {
+                // Replace one occurrence at a word boundary-ish place: prefix, suffix or infix.
+                let candidates = [
+                    name.strip_prefix(from).map(|rest| format!("{to}{rest}")),
+                    name.strip_suffix(from).map(|rest| format!("{rest}{to}")),
+                    (from.len() > 2 || from.starts_with('_') && from.ends_with('_'))
+                        .then(|| name.replacen(from, to, 1))
+                        .filter(|n| n != name),
+                ];
+                for c in candidates.into_iter().flatten() {
+                    if partner.is_none() && &c != name && known.contains(c.as_str()) {
+                        partner = Some(c);
+                    }
+                }
+            }
+        }
+        if let Some(p) = partner
+            && alike(name, &p)
+        {
+            out.insert(name.clone(), p.clone());
+            out.insert(p, name.clone());
+        }
     }
     out
 }
@@ -339,17 +542,33 @@ fn change_key(change: &[(String, Level, String)]) -> Vec<(String, Level)> {
     change.iter().map(|(n, l, _)| (n.clone(), *l)).collect()
 }
 
+/// What the refinement refits links from.
+#[derive(Clone, Copy)]
+pub struct Inputs<'a> {
+    /// Every link's truth mesh.
+    pub truths: &'a BTreeMap<String, TriMesh>,
+    pub fit: &'a FitOptions,
+    /// The user's exemptions (the config's `allow:`), whose pairs need no refining.
+    pub user: &'a [(String, String)],
+    /// Per link, the points its decomposition keeps out ([`neighbours_at_rest`]).
+    pub avoid: &'a BTreeMap<String, Vec<V3>>,
+}
+
 /// Refines `fits` and their `plans` in place; `manifest` is the draft built from
 /// them (joints, rest pose, margin).
 pub fn refine(
     manifest: &Manifest,
     fits: &mut [(String, LinkFit)],
     plans: &mut BTreeMap<String, LinkPlan>,
-    truths: &BTreeMap<String, TriMesh>,
-    fit_opts: &FitOptions,
-    user: &[(String, String)],
+    inputs: &Inputs,
     options: &RefineOptions,
 ) -> Result<Refinement> {
+    let Inputs {
+        truths,
+        fit: fit_opts,
+        user,
+        avoid,
+    } = *inputs;
     let mut draft = manifest.clone();
     draft.acm = refine_acm(manifest, user)?;
     let k = load_kernel(&draft)?;
@@ -428,15 +647,29 @@ pub fn refine(
         .filter(|(_, d)| **d > FAR_M)
         .map(|(p, _)| *p)
         .collect();
+    let progress = crate::progress::bar(REFINE_RAYS as u64, "free-space rays");
+    let rays = ray_contacts(
+        &k.model,
+        &truth,
+        &pairs,
+        Rays {
+            rays: REFINE_RAYS,
+            steps: REFINE_STEPS,
+            seed: REFINE_RAY_SEED,
+            rest_q: rest_q.clone(),
+        },
+    );
+    progress.finish_and_clear();
     let judge = Judge {
         contacts,
+        rays,
         far,
         rest_touching,
         rest_q,
         options,
     };
 
-    let (mut current, mut judgement) = judge.measure(&k)?;
+    let (mut current, mut judgement, mut free) = judge.measure(&k)?;
     // The kernel of the current draft, carried from the accepted trial.
     let mut k = k;
     let before = current.clone();
@@ -446,6 +679,8 @@ pub fn refine(
         .enumerate()
         .map(|(i, (n, _))| (n.clone(), i))
         .collect();
+    let names: Vec<String> = fits.iter().map(|(n, _)| n.clone()).collect();
+    let mirrors = mirror_pairs(&names, truths);
     let mut fitted: BTreeMap<(String, Level), LinkFit> = BTreeMap::new();
     let mut unaffordable: BTreeSet<Vec<(String, Level)>> = BTreeSet::new();
     let mut rounds = 0;
@@ -462,7 +697,7 @@ pub fn refine(
         let mut candidates: Vec<Vec<(String, Level, String)>> = Vec::new();
         let mut taken = BTreeSet::new();
         let mut worst = None;
-        for ((a, b), why, stops) in offenders(&k, &current, &judgement, options.poses) {
+        for ((a, b), why, stops) in offenders(&k, &current, &judgement, &free, options.poses) {
             if let Some(w) = worst
                 && stops < w / 4
             {
@@ -478,19 +713,29 @@ pub fn refine(
                 }
                 if let Some(level) = plan.level.next() {
                     taken.insert(name.clone());
+                    // A link and its mirror image get the same geometry.
+                    if let Some(m) = mirrors.get(&name)
+                        && !taken.contains(m)
+                        && plans.get(m).is_some_and(|p| !p.locked && p.level < level)
+                    {
+                        taken.insert(m.clone());
+                        group.push((m.clone(), level, format!("mirror of {name}; {why}")));
+                    }
                     group.push((name, level, why.clone()));
                 }
             }
             if !group.is_empty() && !unaffordable.contains(&change_key(&group)) {
-                if stops != usize::MAX {
+                if stops != REST_TRIP {
                     worst.get_or_insert(stops);
                 }
                 candidates.push(group);
             }
         }
         if candidates.is_empty() {
-            break if current.slop_only == 0 && current.rest_slop.is_empty() {
-                "no false stops left".to_string()
+            break if current.free_poses == 0 {
+                no_free_poses(&k, &judge)
+            } else if current.refused_free == 0 && current.rest_slop.is_empty() {
+                "no free pose refused".to_string()
             } else if unaffordable.is_empty() {
                 "every link of a pair with false stops is at its finest geometry".to_string()
             } else {
@@ -532,7 +777,8 @@ pub fn refine(
             let new: Vec<((String, Level), LinkFit)> = missing
                 .into_par_iter()
                 .map(|(name, level)| {
-                    fit_at(&truths[&name], level, fit_opts).map(|f| ((name, level), f))
+                    let points = avoid.get(&name).map_or(&[][..], Vec::as_slice);
+                    fit_at(&truths[&name], level, fit_opts, points).map(|f| ((name, level), f))
                 })
                 .collect::<Result<_>>()?;
             fitted.extend(new);
@@ -557,14 +803,14 @@ pub fn refine(
                 trial.links[pos] = crate::manifest::fit::manifest_link(name, f);
             }
             let kt = load_kernel(&trial)?;
-            let (m, j) = judge.measure(&kt)?;
+            let (m, j, f) = judge.measure(&kt)?;
             if m.cost_us <= budget_us {
-                accepted = Some((change, refits, trial, kt, m, j));
+                accepted = Some((change, refits, trial, kt, m, j, f));
                 break;
             }
             unaffordable.insert(change_key(&change));
         }
-        let Some((change, refits, trial, kt, m, j)) = accepted else {
+        let Some((change, refits, trial, kt, m, j, f)) = accepted else {
             // Every try passed the budget and is remembered: the next round looks
             // further down the offenders.
             continue;
@@ -588,6 +834,7 @@ pub fn refine(
         k = kt;
         current = m.clone();
         judgement = j;
+        free = f;
         if !change.is_empty() {
             steps.push(Step {
                 links: change,

@@ -150,6 +150,8 @@ pub struct FreeSpace {
     /// The pairs behind each ray's first false trip, with how many rays they stopped
     /// (kernel link indices, `a < b`), most first.
     pub first_false_trips: Vec<((usize, usize), usize)>,
+    /// Per checked pair (in `model.checked_pairs()` order), the free poses it trips on.
+    pub pair_free_trips: Vec<usize>,
     pub per_ray: Vec<RayVerdict>,
 }
 
@@ -174,7 +176,9 @@ pub fn judge_rays(model: &Model, contacts: &RayContacts) -> Result<FreeSpace, St
     }
     let rays = &contacts.rays;
     let margin = model.margin();
-    let per_ray: Vec<(RayVerdict, Vec<(usize, usize)>)> = (0..rays.rays)
+    // Per ray: its verdict, the pairs of its first trip, every pair trip on its free steps.
+    type RayOutcome = (RayVerdict, Vec<(usize, usize)>, Vec<u32>);
+    let per_ray: Vec<RayOutcome> = (0..rays.rays)
         .into_par_iter()
         .map_init(
             || PoseScratch::new(model),
@@ -186,6 +190,7 @@ pub fn judge_rays(model: &Model, contacts: &RayContacts) -> Result<FreeSpace, St
                     refused: 0,
                 };
                 let mut first = Vec::new();
+                let mut tripping = Vec::new();
                 for k in 0..t_truth.min(rays.steps + 1) {
                     rays.pose(model, r, k, &mut s.q);
                     let res = model.check_self_collision(&s.q, &mut s.ws, true);
@@ -193,6 +198,13 @@ pub fn judge_rays(model: &Model, contacts: &RayContacts) -> Result<FreeSpace, St
                         continue;
                     }
                     v.refused += 1;
+                    tripping.extend(
+                        s.ws.pair_distances()
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, d)| d.is_nan() || **d <= margin)
+                            .map(|(p, _)| p as u32),
+                    );
                     if v.t_trip.is_none() {
                         v.t_trip = Some(k);
                         first = model
@@ -204,19 +216,23 @@ pub fn judge_rays(model: &Model, contacts: &RayContacts) -> Result<FreeSpace, St
                             .collect();
                     }
                 }
-                (v, first)
+                (v, first, tripping)
             },
         )
         .collect();
     let mut counts: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
-    for (_, first) in &per_ray {
+    let mut pair_free_trips = vec![0usize; model.checked_pairs().len()];
+    for (_, first, tripping) in &per_ray {
         for p in first {
             *counts.entry(*p).or_default() += 1;
+        }
+        for &p in tripping {
+            pair_free_trips[p as usize] += 1;
         }
     }
     let mut first_false_trips: Vec<_> = counts.into_iter().collect();
     first_false_trips.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-    let per_ray: Vec<RayVerdict> = per_ray.into_iter().map(|(v, _)| v).collect();
+    let per_ray: Vec<RayVerdict> = per_ray.into_iter().map(|(v, ..)| v).collect();
     let kept: Vec<f64> = per_ray.iter().filter_map(RayVerdict::reach_kept).collect();
     let mut ws = model.workspace();
     let rest_trips = model
@@ -230,6 +246,7 @@ pub fn judge_rays(model: &Model, contacts: &RayContacts) -> Result<FreeSpace, St
         reach_kept: (!kept.is_empty()).then(|| kept.iter().sum::<f64>() / kept.len() as f64),
         rest_trips,
         first_false_trips,
+        pair_free_trips,
         per_ray,
     })
 }
