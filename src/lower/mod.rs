@@ -157,6 +157,8 @@ pub struct SourceFile {
     /// `meshdir`): what manifests recorded before, still accepted by `verify`.
     pub written: String,
     pub file: PathBuf,
+    /// The expansion, for the xacro source.
+    pub xacro: Option<manifest::XacroSource>,
 }
 
 /// Every file the manifest depends on (config entries, included files, then mesh
@@ -178,6 +180,7 @@ pub fn source_files(loaded: &LoadedRobot) -> Vec<SourceFile> {
             path,
             written,
             file,
+            xacro: None,
         }
     };
     let mut out: Vec<SourceFile> = loaded
@@ -187,6 +190,12 @@ pub fn source_files(loaded: &LoadedRobot) -> Vec<SourceFile> {
             path: given.clone(),
             written: given.clone(),
             file: file.clone(),
+            xacro: loaded.xacro.as_ref().filter(|x| x.file == *file).map(|x| {
+                manifest::XacroSource {
+                    expanded_sha256: x.sha256.clone(),
+                    args: x.args.clone(),
+                }
+            }),
         })
         .collect();
     for extra in loaded.robot.files.iter().skip(1) {
@@ -269,6 +278,7 @@ pub fn lower(
         sources.push(manifest::Source {
             path: source.path,
             sha256: sha256_file(&source.file)?,
+            xacro: source.xacro,
         });
     }
     let rest = loaded.rest_pose()?;
