@@ -49,8 +49,6 @@ pub fn config_beside(path: &Path) -> PathBuf {
     path.with_file_name("robot.yaml")
 }
 
-/// Loads the robot beside manifest `path`; a missing config is an error naming the manifest,
-/// with `needed_for` (for example ": the truth meshes come from the robot") appended.
 /// Why a xacro source's expansion is not the recorded one (its arguments, or what a macro
 /// or an included file makes of them), if it is not.
 fn xacro_change(
@@ -86,6 +84,8 @@ fn xacro_change(
     }
 }
 
+/// Loads the robot beside manifest `path`; a missing config is an error naming the manifest,
+/// with `needed_for` (for example ": the truth meshes come from the robot") appended.
 pub fn load_robot_beside(path: &Path, load: &LoadOptions, needed_for: &str) -> Result<LoadedRobot> {
     let config = config_beside(path);
     if !config.is_file() {
