@@ -3,10 +3,15 @@
 
 ROBOT_PINS := example-robot-data==6.0.0 openarm-mujoco==2.3.0 robosuite==1.5.2
 ROBOT_STAMP := .robots/installed
+# Python tools the tests run, in the Makefile's own venv: the xacro expander (xacrodoc
+# needs no ROS; it runs the xacro it depends on, pinned too). Later consumers join this list.
+PY_PINS := xacrodoc==2.0.1 xacro==2.1.1
+VENV := .venv
+VENV_STAMP := $(VENV)/installed
 CARGO ?= cargo
 COLLIDE := target/release/collide
 
-.PHONY: robots build demo test bench fmt lint clean-robots fleet
+.PHONY: robots venv build demo test bench fmt lint clean-robots fleet
 
 # Pinned robot descriptions, installed without their Python dependencies (we only read files).
 robots:
@@ -15,6 +20,15 @@ robots:
 		rm -rf .robots && mkdir -p .robots && \
 		python3 -m pip install --quiet --disable-pip-version-check --no-deps --target .robots/site $(ROBOT_PINS) && \
 		echo "$(ROBOT_PINS)" > $(ROBOT_STAMP); \
+	fi
+
+# The venv is rebuilt whenever the pin list changes.
+venv:
+	@if [ "$$(cat $(VENV_STAMP) 2>/dev/null)" != "$(PY_PINS)" ]; then \
+		echo "installing python tools: $(PY_PINS)"; \
+		rm -rf $(VENV) && python3 -m venv $(VENV) && \
+		$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(PY_PINS) && \
+		echo "$(PY_PINS)" > $(VENV_STAMP); \
 	fi
 
 build:
@@ -28,8 +42,9 @@ demo: robots build
 	$(COLLIDE) acm regenerate robots/franka_panda/robot.yaml --samples 2000 | head -60
 	$(COLLIDE) verify robots/franka_panda/manifest.yaml
 
-test: robots
-	$(CARGO) test --release --locked
+# tests/xacro.rs expands through the venv's xacrodoc, found through COLLIDE_XACRO.
+test: robots venv
+	COLLIDE_XACRO="$(CURDIR)/$(VENV)/bin/xacrodoc" $(CARGO) test --release --locked
 
 bench: robots build
 	$(CARGO) bench --locked

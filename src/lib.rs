@@ -1,7 +1,7 @@
 //! `collide`: robot descriptions in, proven collision geometry out.
 //!
 //! Data flows reader (`io`) -> kinematic model (`model`) -> fits (`geom`, `fit`)
-//! -> manifest (`io::manifest`) -> checked by the embedded kernel (`kernel`).
+//! -> manifest (`manifest`) -> checked by the embedded kernel (`kernel`).
 //! See docs/architecture.md.
 
 pub mod acm;

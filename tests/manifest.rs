@@ -115,6 +115,7 @@ fn sample() -> Manifest {
         sources: vec![Source {
             path: "package://example-robot-data/robots/test/urdf/test.urdf".into(),
             sha256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef".into(),
+            xacro: None,
         }],
         headroom_m: 0.001,
         hull_headroom_m: 0.0,
@@ -263,6 +264,24 @@ fn awkward() -> Manifest {
     m.sources.push(Source {
         path: "null".into(),
         sha256: "a".repeat(64),
+        xacro: None,
+    });
+    // A xacro source's record: a map inside the flow item, with values YAML would retype.
+    m.sources.push(Source {
+        path: "arm.urdf.xacro".into(),
+        sha256: "b".repeat(64),
+        xacro: Some(collide::manifest::XacroSource {
+            expanded_sha256: "c".repeat(64),
+            args: [
+                ("name", "on"),
+                ("ur_type", "1.5"),
+                ("prefix", ""),
+                ("x", "a: b, #c"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        }),
     });
     m.joints[0].origin_xyz = [1e-7, 123456789012.5, 0.30000000000000004];
     m.joints[0].origin_rpy = [5e-324, -1.7976931348623157e308, 1e22];

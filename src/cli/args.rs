@@ -221,6 +221,9 @@ pub struct ReadArgs {
     /// Refuse MJCF includes nested deeper than this.
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub max_include_depth: usize,
+    /// An argument for a xacro description, as `xacro NAME:=VALUE` takes it (repeatable; over the robot config's `xacro_args`).
+    #[arg(long = "xacro-arg", value_name = "NAME:=VALUE", value_parser = xacro_arg)]
+    pub xacro_arg: Vec<(String, String)>,
     /// Print no warnings.
     #[arg(long, short)]
     pub quiet: bool,
@@ -247,6 +250,16 @@ pub struct FkArgs {
     pub json: bool,
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+/// `--xacro-arg NAME:=VALUE`: a name without white space, then `:=`, then the value (may be empty).
+fn xacro_arg(s: &str) -> Result<(String, String), String> {
+    match s.split_once(":=") {
+        Some((name, value)) if !name.is_empty() && !name.contains(char::is_whitespace) => {
+            Ok((name.to_string(), value.to_string()))
+        }
+        _ => Err(format!("`{s}` is not NAME:=VALUE")),
+    }
 }
 
 /// `--max-xml-depth`: the readers recurse once per level, so there is a ceiling.

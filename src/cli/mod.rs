@@ -67,6 +67,7 @@ impl ReadArgs {
                 },
                 max_include_depth: self.max_include_depth,
             },
+            xacro_args: self.xacro_arg.clone(),
         }
     }
 }

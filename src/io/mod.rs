@@ -8,4 +8,5 @@ pub mod package;
 pub mod robot;
 pub mod srdf;
 pub mod urdf;
+pub mod xacro;
 pub mod xml;

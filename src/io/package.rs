@@ -58,31 +58,12 @@ impl PackageResolver {
                         "`{reference}` climbs out of package `{name}` with `..`"
                     ))
                 })?;
-                let mut tried = Vec::new();
-                let mut found = None;
-                for root in &self.roots {
-                    for candidate in [root.join(name), root.clone()] {
-                        let is_pkg = candidate.file_name().is_some_and(|f| f == name);
-                        if is_pkg && candidate.is_dir() {
-                            found = Some(candidate.join(&inner));
-                            break;
-                        }
-                    }
-                    if found.is_some() {
-                        break;
-                    }
-                    tried.push(root.display().to_string());
-                }
-                match found {
-                    Some(p) => p,
+                match self.find_package(name) {
+                    Some(dir) => dir.join(&inner),
                     None => {
-                        let roots = if tried.is_empty() {
-                            "none (set COLLIDE_PACKAGE_PATH or --package-path)".to_string()
-                        } else {
-                            tried.join(", ")
-                        };
                         return Err(fail(format!(
-                            "cannot find package `{name}` for `{reference}`; roots tried: {roots}"
+                            "cannot find package `{name}` for `{reference}`; roots tried: {}",
+                            self.roots_tried()
                         )));
                     }
                 }
@@ -105,6 +86,80 @@ impl PackageResolver {
         check_file(&path).map_err(|why| fail(format!("`{reference}` {why}")))?;
         Ok(path)
     }
+}
+
+impl PackageResolver {
+    /// The directory of package `name`: first by folder name (`ROOT/NAME`, or a root that is
+    /// itself named NAME), in root order; else by the `<name>` of a `package.xml` (a root's
+    /// own, then those of its sub-folders, by folder name), so a checkout named
+    /// `Universal_Robots_ROS2_Description` holding package `ur_description` is found.
+    pub fn find_package(&self, name: &str) -> Option<PathBuf> {
+        if matches!(name, "" | "." | "..") {
+            return None;
+        }
+        for root in &self.roots {
+            for candidate in [root.join(name), root.clone()] {
+                let is_pkg = candidate.file_name().is_some_and(|f| f == name);
+                if is_pkg && candidate.is_dir() {
+                    return Some(candidate);
+                }
+            }
+        }
+        for root in &self.roots {
+            if package_xml_name(root).as_deref() == Some(name) {
+                return Some(root.clone());
+            }
+            let Ok(entries) = std::fs::read_dir(root) else {
+                continue;
+            };
+            let mut dirs: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect();
+            dirs.sort();
+            if let Some(dir) = dirs
+                .into_iter()
+                .find(|d| package_xml_name(d).as_deref() == Some(name))
+            {
+                return Some(dir);
+            }
+        }
+        None
+    }
+}
+
+impl PackageResolver {
+    /// The roots, as a "not found" message lists them.
+    pub fn roots_tried(&self) -> String {
+        if self.roots.is_empty() {
+            "none (set COLLIDE_PACKAGE_PATH or --package-path)".to_string()
+        } else {
+            let roots: Vec<String> = self.roots.iter().map(|r| r.display().to_string()).collect();
+            roots.join(", ")
+        }
+    }
+}
+
+/// The package name a folder's `package.xml` declares (`<package><name>NAME</name>`), if
+/// it has a readable one.
+pub fn package_xml_name(dir: &Path) -> Option<String> {
+    let file = dir.join("package.xml");
+    // A package.xml is a few kilobytes; anything huge is not one.
+    if std::fs::metadata(&file).ok()?.len() > 1 << 20 {
+        return None;
+    }
+    let text = std::fs::read_to_string(&file).ok()?;
+    let doc = roxmltree::Document::parse(&text).ok()?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "package" {
+        return None;
+    }
+    let name = root
+        .children()
+        .find(|c| c.is_element() && c.tag_name().name() == "name")?
+        .text()?
+        .trim();
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 impl PackageResolver {
@@ -265,5 +320,46 @@ mod tests {
         );
         assert_eq!(relative_inside("../x.stl"), None);
         assert_eq!(relative_inside("a/../../x.stl"), None);
+    }
+
+    /// A package is found by its `package.xml` name as well as by its folder name: as a root
+    /// itself or as a root's sub-folder; the folder name wins, and `..` still may not leave it.
+    #[test]
+    fn a_package_is_found_by_its_package_xml_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let checkout = dir.path().join("Vendor_ROS2_Description");
+        std::fs::create_dir_all(checkout.join("meshes")).unwrap();
+        std::fs::write(
+            checkout.join("package.xml"),
+            "<?xml version=\"1.0\"?>\n<package format=\"3\">\n  <name> vendor_description </name>\n</package>\n",
+        )
+        .unwrap();
+        std::fs::write(checkout.join("meshes/a.stl"), "solid a\nendsolid a\n").unwrap();
+        let from = dir.path().join("robot.urdf");
+        for root in [dir.path().to_path_buf(), checkout.clone()] {
+            let r = PackageResolver { roots: vec![root] };
+            assert_eq!(r.find_package("vendor_description"), Some(checkout.clone()));
+            let p = r
+                .resolve("package://vendor_description/meshes/a.stl", &from, None)
+                .unwrap();
+            assert_eq!(p, checkout.join("meshes/a.stl"));
+            assert!(
+                r.resolve("package://vendor_description/../x.stl", &from, None)
+                    .is_err()
+            );
+            assert_eq!(r.find_package("other"), None);
+        }
+        // A folder of the package's name comes first.
+        let named = dir.path().join("vendor_description");
+        std::fs::create_dir_all(&named).unwrap();
+        let r = PackageResolver {
+            roots: vec![dir.path().to_path_buf()],
+        };
+        assert_eq!(r.find_package("vendor_description"), Some(named));
+        assert_eq!(
+            package_xml_name(&checkout).as_deref(),
+            Some("vendor_description")
+        );
+        assert_eq!(package_xml_name(dir.path()), None);
     }
 }

@@ -1,10 +1,11 @@
-//! Loading a ROBOT argument: a `.urdf`, an MJCF `.xml`, or a `robot.yaml` config.
+//! Loading a ROBOT argument: a `.urdf`, a `.xacro`, an MJCF `.xml`, or a `robot.yaml` config.
 
 use super::allow::AllowEntry;
 use super::mjcf::{MjcfLimits, read_mjcf};
 use super::package::PackageResolver;
 use super::srdf::{Srdf, read_srdf};
 use super::urdf::read_urdf;
+use super::xacro::{Expansion, is_xacro, read_xacro};
 use crate::error::{Error, Result};
 use crate::model::{Configuration, Robot};
 use serde::Deserialize;
@@ -16,8 +17,13 @@ use std::path::{Path, PathBuf};
 #[serde(deny_unknown_fields)]
 pub struct RobotConfig {
     pub name: String,
+    /// A URDF, or a xacro file (`.xacro`, `.urdf.xacro`) expanded into one.
     #[serde(default)]
     pub urdf: Option<String>,
+    /// Arguments for a xacro `urdf` (`NAME: VALUE`, as `NAME:=VALUE` to xacro); the
+    /// command line's `--xacro-arg` overrides them.
+    #[serde(default, deserialize_with = "xacro_args")]
+    pub xacro_args: BTreeMap<String, String>,
     #[serde(default)]
     pub srdf: Option<String>,
     #[serde(default)]
@@ -36,6 +42,33 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(
     Ok(Option::<Vec<AllowEntry>>::deserialize(d)?.unwrap_or_default())
 }
 
+/// `xacro_args:` values are text to xacro: numbers and booleans are taken as written.
+fn xacro_args<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<BTreeMap<String, String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Scalar {
+        Bool(bool),
+        Int(i64),
+        Float(f64),
+        Text(String),
+    }
+    let map = Option::<BTreeMap<String, Scalar>>::deserialize(d)?.unwrap_or_default();
+    Ok(map
+        .into_iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Scalar::Bool(b) => b.to_string(),
+                Scalar::Int(i) => i.to_string(),
+                Scalar::Float(f) => f.to_string(),
+                Scalar::Text(t) => t,
+            };
+            (k, v)
+        })
+        .collect())
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub enum RestPoseSpec {
@@ -49,6 +82,8 @@ pub enum RestPoseSpec {
 pub struct LoadOptions {
     pub package_paths: Vec<PathBuf>,
     pub mjcf_limits: MjcfLimits,
+    /// `--xacro-arg NAME:=VALUE`, in order (a later one wins); over the config's `xacro_args`.
+    pub xacro_args: Vec<(String, String)>,
 }
 
 /// A robot with its SRDF and config, and every source as written and resolved.
@@ -62,6 +97,8 @@ pub struct LoadedRobot {
     /// (as written in the config or on the command line, resolved path).
     pub sources: Vec<(String, PathBuf)>,
     pub resolver: PackageResolver,
+    /// The URDF source's expansion, when it is a xacro file.
+    pub xacro: Option<Expansion>,
 }
 
 pub fn load_robot(arg: &Path, options: &LoadOptions) -> Result<LoadedRobot> {
@@ -72,25 +109,56 @@ pub fn load_robot(arg: &Path, options: &LoadOptions) -> Result<LoadedRobot> {
         .to_ascii_lowercase();
     super::package::check_file(arg).map_err(|why| Error::at(arg, None, why))?;
     let resolver = PackageResolver::from_env(&options.package_paths, arg.parent());
-    match ext.as_str() {
+    let mut loaded = match ext.as_str() {
         "urdf" => {
             let robot = read_urdf(arg, &resolver, &options.mjcf_limits.xml)?;
-            Ok(plain(robot, arg, resolver))
+            plain(robot, arg, resolver, None)
+        }
+        "xacro" => {
+            let args = xacro_arguments(&BTreeMap::new(), options);
+            let (robot, expansion) = read_xacro(arg, &args, &resolver, &options.mjcf_limits.xml)?;
+            plain(robot, arg, resolver, Some(expansion))
         }
         "xml" | "mjcf" => {
             let robot = read_mjcf(arg, &resolver, &options.mjcf_limits)?;
-            Ok(plain(robot, arg, resolver))
+            plain(robot, arg, resolver, None)
         }
-        "yaml" | "yml" => load_config(arg, resolver, options),
-        _ => Err(Error::at(
-            arg,
-            None,
-            "is not a .urdf, an MJCF .xml or a robot .yaml config",
-        )),
+        "yaml" | "yml" => load_config(arg, resolver, options)?,
+        _ => {
+            return Err(Error::at(
+                arg,
+                None,
+                "is not a .urdf, a .xacro, an MJCF .xml or a robot .yaml config",
+            ));
+        }
+    };
+    if loaded.xacro.is_none() && !options.xacro_args.is_empty() {
+        loaded.robot.warnings.push(format!(
+            "--xacro-arg is ignored: {} reads no xacro file",
+            arg.display()
+        ));
     }
+    Ok(loaded)
 }
 
-fn plain(robot: Robot, arg: &Path, resolver: PackageResolver) -> LoadedRobot {
+/// The config's `xacro_args` with the command line's `--xacro-arg` over them.
+fn xacro_arguments(
+    config: &BTreeMap<String, String>,
+    options: &LoadOptions,
+) -> BTreeMap<String, String> {
+    let mut args = config.clone();
+    for (k, v) in &options.xacro_args {
+        args.insert(k.clone(), v.clone());
+    }
+    args
+}
+
+fn plain(
+    robot: Robot,
+    arg: &Path,
+    resolver: PackageResolver,
+    xacro: Option<Expansion>,
+) -> LoadedRobot {
     LoadedRobot {
         robot,
         srdf: None,
@@ -98,6 +166,7 @@ fn plain(robot: Robot, arg: &Path, resolver: PackageResolver) -> LoadedRobot {
         config_path: None,
         sources: vec![(arg.display().to_string(), arg.to_path_buf())],
         resolver,
+        xacro,
     }
 }
 
@@ -117,7 +186,26 @@ fn load_config(
         sources.push((reference.to_string(), p.clone()));
         Ok(p)
     };
+    let urdf_is_xacro = config
+        .urdf
+        .as_deref()
+        .is_some_and(|u| is_xacro(Path::new(u)));
+    if !config.xacro_args.is_empty() && !urdf_is_xacro {
+        return Err(Error::at(
+            path,
+            key_line(&text, "xacro_args"),
+            "`xacro_args` is given, but `urdf` names no .xacro file",
+        ));
+    }
+    let mut xacro = None;
     let mut robot = match (&config.urdf, &config.mjcf) {
+        (Some(u), _) if urdf_is_xacro => {
+            let args = xacro_arguments(&config.xacro_args, options);
+            let (robot, expansion) =
+                read_xacro(&resolve(u)?, &args, &resolver, &options.mjcf_limits.xml)?;
+            xacro = Some(expansion);
+            robot
+        }
         (Some(u), _) => read_urdf(&resolve(u)?, &resolver, &options.mjcf_limits.xml)?,
         (None, Some(m)) => read_mjcf(&resolve(m)?, &resolver, &options.mjcf_limits)?,
         (None, None) => return Err(Error::at(path, None, "names neither `urdf` nor `mjcf`")),
@@ -148,6 +236,7 @@ fn load_config(
         config_path: Some(path.to_path_buf()),
         sources,
         resolver,
+        xacro,
     };
     // The whole config is checked here, for every command that reads it: a rest pose
     // that names no group_state or no joint is refused now, at the config's line.

@@ -161,6 +161,7 @@ pub fn lower(
         sources.push(manifest::Source {
             path: source.path,
             sha256: sha256_file(&source.file)?,
+            xacro: source.xacro,
         });
     }
     let rest = loaded.rest_pose()?;

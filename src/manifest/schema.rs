@@ -49,6 +49,20 @@ pub struct Source {
     pub path: String,
     /// SHA-256 of the file's bytes, 64 lowercase hexadecimal digits.
     pub sha256: String,
+    /// For a xacro source only (absent otherwise, so other manifests keep their bytes): what
+    /// it expanded to, so a changed macro, included file or argument is a changed source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xacro: Option<XacroSource>,
+}
+
+/// How a xacro source was expanded (see `io::xacro`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct XacroSource {
+    /// SHA-256 of the expanded URDF in its canonical form, 64 lowercase hexadecimal digits.
+    pub expanded_sha256: String,
+    /// The arguments given (`NAME: VALUE`), sorted by name; the xacro's defaults are not listed.
+    pub args: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -30,6 +30,8 @@ pub struct SourceFile {
     /// `meshdir`): what manifests recorded before, still accepted by `verify`.
     pub written: String,
     pub file: PathBuf,
+    /// The expansion, for the xacro source.
+    pub xacro: Option<crate::manifest::XacroSource>,
 }
 
 /// Every file the manifest depends on (config entries, included files, then mesh
@@ -51,6 +53,7 @@ pub fn source_files(loaded: &LoadedRobot) -> Vec<SourceFile> {
             path,
             written,
             file,
+            xacro: None,
         }
     };
     let mut out: Vec<SourceFile> = loaded
@@ -60,6 +63,12 @@ pub fn source_files(loaded: &LoadedRobot) -> Vec<SourceFile> {
             path: given.clone(),
             written: given.clone(),
             file: file.clone(),
+            xacro: loaded.xacro.as_ref().filter(|x| x.file == *file).map(|x| {
+                crate::manifest::XacroSource {
+                    expanded_sha256: x.sha256.clone(),
+                    args: x.args.clone(),
+                }
+            }),
         })
         .collect();
     for extra in loaded.robot.files.iter().skip(1) {

@@ -131,16 +131,22 @@ pub(super) fn validate_with(m: &Manifest, nesting: bool) -> std::result::Result<
             field: format!("sources[{i}]"),
         };
         c.name("path", &s.path)?;
-        if s.sha256.len() != 64
-            || !s
-                .sha256
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        {
-            return Err(c.fail(
-                "sha256",
-                format!("`{}` is not 64 lowercase hexadecimal digits", s.sha256),
-            ));
+        let digests = std::iter::once(("sha256", &s.sha256)).chain(
+            s.xacro
+                .as_ref()
+                .map(|x| ("xacro.expanded_sha256", &x.expanded_sha256)),
+        );
+        for (field, sha) in digests {
+            if sha.len() != 64
+                || !sha
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            {
+                return Err(c.fail(
+                    field,
+                    format!("`{sha}` is not 64 lowercase hexadecimal digits"),
+                ));
+            }
         }
     }
 

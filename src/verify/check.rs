@@ -49,6 +49,41 @@ pub struct VerifyOptions {
     pub budget: usize,
 }
 
+/// Why a xacro source's expansion is not the recorded one (its arguments, or what a macro
+/// or an included file makes of them), if it is not.
+fn xacro_change(
+    recorded: Option<&manifest::XacroSource>,
+    now: Option<&manifest::XacroSource>,
+) -> Option<String> {
+    let show = |x: &manifest::XacroSource| {
+        let args: Vec<String> = x.args.iter().map(|(k, v)| format!("{k}:={v}")).collect();
+        if args.is_empty() {
+            "none".to_string()
+        } else {
+            args.join(" ")
+        }
+    };
+    match (recorded, now) {
+        (None, None) => None,
+        (Some(r), Some(n)) if r == n => None,
+        (Some(r), Some(n)) if r.args != n.args => Some(format!(
+            "xacro arguments changed (recorded: {}; now: {}); run `collide lower`",
+            show(r),
+            show(n)
+        )),
+        (Some(_), Some(_)) => Some(
+            "expands to another URDF than recorded (a changed macro or included file); run `collide lower`"
+                .to_string(),
+        ),
+        (None, Some(_)) => {
+            Some("is read as xacro now but recorded without its expansion; run `collide lower`".to_string())
+        }
+        (Some(_), None) => {
+            Some("was recorded as xacro but is no longer expanded; run `collide lower`".to_string())
+        }
+    }
+}
+
 fn violation(
     check: &'static str,
     subject: impl Into<String>,
@@ -93,11 +128,8 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     }
 
     // Sources: the same files, byte for byte.
-    let recorded: BTreeMap<&str, &str> = m
-        .sources
-        .iter()
-        .map(|s| (s.path.as_str(), s.sha256.as_str()))
-        .collect();
+    let recorded: BTreeMap<&str, &manifest::Source> =
+        m.sources.iter().map(|s| (s.path.as_str(), s)).collect();
     let current = source_files(&loaded);
     let mut stale = false;
     for source in &current {
@@ -115,14 +147,18 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
                     "read now but not recorded; run `collide lower`",
                 ));
             }
-            Some(&sha) => {
-                if sha256_file(&source.file)? != sha {
+            Some(&rec) => {
+                if sha256_file(&source.file)? != rec.sha256 {
                     stale = true;
                     out.violations.push(violation(
                         "stale",
                         source.path.clone(),
                         "changed since the manifest was written; run `collide lower`",
                     ));
+                } else if let Some(why) = xacro_change(rec.xacro.as_ref(), source.xacro.as_ref()) {
+                    stale = true;
+                    out.violations
+                        .push(violation("stale", source.path.clone(), why));
                 }
             }
         }
