@@ -27,6 +27,8 @@ pub struct RegeneratedRobot {
     pub rest_contacts: Vec<(String, String, f64)>,
     /// The config the user rows come from (the robot argument for a bare description).
     pub config_path: PathBuf,
+    /// What the mesh readers ignored, one line each: the caller prints them.
+    pub warnings: Vec<String>,
 }
 
 /// Regenerates the ACM of the manifest at `path` (whose text is `old_text`) for `loaded`,
@@ -103,6 +105,7 @@ pub fn regenerate_robot(
         user_rows,
         rest_contacts,
         config_path,
+        warnings: cache.warnings,
     })
 }
 

@@ -84,7 +84,12 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
         note: String::new(),
     });
     write_files(&files, mode)?;
-    for line in user_warnings(&r.user_rows, &r.config_path) {
+    for line in r
+        .warnings
+        .iter()
+        .cloned()
+        .chain(user_warnings(&r.user_rows, &r.config_path))
+    {
         crate::messages::warning(&line);
     }
     if args.json {

@@ -28,6 +28,9 @@ pub fn run(args: InspectArgs) -> Result<i32> {
         &limits,
         args.read.max_total_triangles,
     )?;
+    for w in &cache.warnings {
+        crate::messages::warning(w);
+    }
     if args.json {
         crate::outln!(
             "{}",
@@ -207,6 +210,9 @@ fn inspect_tree(dir: &Path, options: &LoadOptions, limits: &MeshLimits, json: bo
     keys.sort();
     keys.dedup();
     let meshes = MeshCache::load_each(&keys, limits);
+    for w in &meshes.warnings {
+        crate::messages::warning(w);
+    }
     let mut table = Table::new(&["robot", "links", "joints", "meshes", "triangles", "status"]);
     let mut failed = 0;
     let mut rows_json = Vec::new();

@@ -62,6 +62,9 @@ pub fn run(args: LowerArgs) -> Result<i32> {
         None => None,
     };
     let lowered = lower(&loaded, &options, existing.as_ref())?;
+    for w in &lowered.warnings {
+        crate::messages::warning(w);
+    }
     let file = Rewrite {
         path: path.clone(),
         old: existing_text.unwrap_or_default(),

@@ -31,7 +31,6 @@
 
 use crate::error::{Error, Result};
 use crate::geom::mesh::TriMesh;
-use crate::messages;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -103,6 +102,9 @@ pub struct MeshInfo {
     pub source_triangles: usize,
     /// Triangles dropped because all three corners welded into one vertex.
     pub dropped_point_triangles: usize,
+    /// What was read but ignored (trailing bytes, an empty COLLADA scene), one line each
+    /// naming the file: the caller prints them.
+    pub warnings: Vec<String>,
 }
 
 /// Reads a mesh file (`.stl`, `.obj` or `.dae`, case-insensitive) into a welded
@@ -234,6 +236,7 @@ struct Welder<'a> {
     mesh: TriMesh,
     source_triangles: usize,
     dropped: usize,
+    warnings: Vec<String>,
 }
 
 impl<'a> Welder<'a> {
@@ -248,6 +251,7 @@ impl<'a> Welder<'a> {
             mesh: TriMesh::default(),
             source_triangles: 0,
             dropped: 0,
+            warnings: Vec::new(),
         }
     }
 
@@ -363,6 +367,7 @@ impl<'a> Welder<'a> {
             parts,
             source_triangles: self.source_triangles,
             dropped_point_triangles: self.dropped,
+            warnings: self.warnings,
         };
         Ok((self.mesh, info))
     }
@@ -439,7 +444,7 @@ fn load_stl(path: &Path, mut bytes: Vec<u8>, w: &mut Welder) -> Result<(MeshForm
             ),
         )),
         (Some(n), Some(size)) => {
-            messages::warning(&format!(
+            w.warnings.push(format!(
                 "{}: binary STL has {} bytes after its {n} triangles; they are ignored",
                 path.display(),
                 len - size
@@ -1208,7 +1213,7 @@ fn load_collada(path: &Path, bytes: &[u8], w: &mut Welder) -> Result<usize> {
     }
     if placed.is_empty() && !parsed.meshes.is_empty() {
         if scene.is_some() {
-            messages::warning(&format!(
+            w.warnings.push(format!(
                 "{}: the COLLADA visual scene places no geometry; using all {} geometries of the file unplaced",
                 path.display(),
                 parsed.meshes.len()

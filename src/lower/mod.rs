@@ -131,6 +131,8 @@ pub struct Lowered {
     pub plans: BTreeMap<String, LinkPlan>,
     /// What the automatic refinement measured and did.
     pub refinement: Option<Refinement>,
+    /// What the mesh readers ignored, one line each: the caller prints them.
+    pub warnings: Vec<String>,
 }
 
 pub fn lower(
@@ -269,5 +271,6 @@ pub fn lower(
         truths: truth_map,
         plans,
         refinement,
+        warnings: cache.warnings,
     })
 }

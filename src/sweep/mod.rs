@@ -161,7 +161,7 @@ pub fn prepare(path: &Path, compare: &[Set], read: &ReadOptions) -> Result<Prepa
     let loaded = load_robot_beside(path, &read.load, ": the truth meshes come from the robot")?;
     let cache = load_meshes(&loaded.robot, &read.mesh_limits, read.max_total_triangles)?;
     let meshes: BTreeMap<String, TriMesh> = truths(&loaded.robot, &cache)?.into_iter().collect();
-    let mut warnings = Vec::new();
+    let mut warnings = cache.warnings.clone();
     for name in meshes.keys() {
         if !m.links.iter().any(|l| &l.name == name) {
             warnings.push(format!(

@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::geom::mesh::TriMesh;
-use crate::io::mesh::{MeshLimits, load_mesh};
+use crate::io::mesh::{MeshLimits, load_mesh_with_info};
 use crate::model::{GeometryPiece, Link, Robot, Shape};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -49,6 +49,9 @@ pub fn mesh_keys(robot: &Robot) -> Vec<MeshKey> {
 #[derive(Debug, Default)]
 pub struct MeshCache {
     meshes: HashMap<MeshKey, std::result::Result<Arc<TriMesh>, Error>>,
+    /// What the readers ignored (one line each, naming the file), in key order: the
+    /// commands print them.
+    pub warnings: Vec<String>,
 }
 
 impl MeshCache {
@@ -100,15 +103,22 @@ impl MeshCache {
         let results: Vec<_> = keys
             .par_iter()
             .map(|k| {
-                let r = load_mesh(&k.path, k.scale(), limits).map(Arc::new);
+                let r = load_mesh_with_info(&k.path, k.scale(), limits);
                 progress.inc(1);
                 (k.clone(), r)
             })
             .collect();
         progress.finish_and_clear();
-        MeshCache {
-            meshes: results.into_iter().collect(),
+        let mut warnings = Vec::new();
+        let mut meshes = HashMap::new();
+        for (k, r) in results {
+            let r = r.map(|(mesh, info)| {
+                warnings.extend(info.warnings);
+                Arc::new(mesh)
+            });
+            meshes.insert(k, r);
         }
+        MeshCache { meshes, warnings }
     }
 
     pub fn get(&self, key: &MeshKey) -> Option<&Arc<TriMesh>> {

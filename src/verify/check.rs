@@ -187,6 +187,7 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
             &options.mesh_limits,
             options.max_total_triangles,
         )?;
+        out.warnings.extend(cache.warnings.iter().cloned());
         let truth: BTreeMap<String, _> = truths(&loaded.robot, &cache)?.into_iter().collect();
         for name in truth.keys() {
             if !m.links.iter().any(|l| &l.name == name) {
