@@ -575,11 +575,12 @@ fn rest_pictures_html(rr: &RobotReport) -> String {
     out
 }
 
-/// Runs the fleet and writes `OUT/index.html` and the Markdown table; returns the robots.
+/// Runs the fleet and writes `OUT/index.html`, and the Markdown page when `fleet_md` is
+/// given; returns the robots. Writes nothing else.
 pub fn generate(
     manifests: &[PathBuf],
     out_dir: &Path,
-    fleet_md: &Path,
+    fleet_md: Option<&Path>,
     poses: usize,
     seed: u64,
     read: &ReadOptions,
@@ -593,10 +594,12 @@ pub fn generate(
         .map_err(|e| Error::at(out_dir, None, format!("cannot create: {e}")))?;
     let page = out_dir.join("index.html");
     crate::io::atomic::write_atomic(&page, html_page(&robots, poses, seed).as_bytes())?;
-    if let Some(dir) = fleet_md.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::at(dir, None, format!("cannot create: {e}")))?;
+    if let Some(fleet_md) = fleet_md {
+        if let Some(dir) = fleet_md.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::at(dir, None, format!("cannot create: {e}")))?;
+        }
+        crate::io::atomic::write_atomic(fleet_md, fleet_markdown(&robots, poses, seed).as_bytes())?;
     }
-    crate::io::atomic::write_atomic(fleet_md, fleet_markdown(&robots, poses, seed).as_bytes())?;
     Ok(robots)
 }
