@@ -574,11 +574,10 @@ fn corners(p: &Primitive) -> Vec<[f64; 3]> {
     (0..8)
         .map(|i| {
             let s = |k: usize| if i & (1 << k) == 0 { -1.0 } else { 1.0 };
+            let local = [0, 1, 2].map(|k| s(k) * b.half_extents[k]);
             let mut w = b.center;
-            for (row, wr) in w.iter_mut().enumerate() {
-                for k in 0..3 {
-                    *wr += r[row][k] * s(k) * b.half_extents[k];
-                }
+            for (wr, rr) in w.iter_mut().zip(&r) {
+                *wr += rr[0] * local[0] + rr[1] * local[1] + rr[2] * local[2];
             }
             w
         })

@@ -299,11 +299,10 @@ fn primitive_points(p: &Primitive, at: &Iso) -> Vec<([f64; 3], f64)> {
             (0..8)
                 .map(|i| {
                     let s = |k: usize| if i & (1 << k) == 0 { -1.0 } else { 1.0 };
+                    let local = [0, 1, 2].map(|k| s(k) * b.half_extents[k]);
                     let mut w = b.center;
-                    for (row, wr) in w.iter_mut().enumerate() {
-                        for k in 0..3 {
-                            *wr += r[row][k] * s(k) * b.half_extents[k];
-                        }
+                    for (wr, rr) in w.iter_mut().zip(&r) {
+                        *wr += rr[0] * local[0] + rr[1] * local[1] + rr[2] * local[2];
                     }
                     (at.transform_point(w), 0.0)
                 })
@@ -640,5 +639,80 @@ mod tests {
             assert!(v.starts_with("<svg") && v.ends_with("</svg>"));
             assert_eq!(v.matches("class=\"capsule\"").count(), 1);
         }
+    }
+
+    #[test]
+    fn the_reach_plot_draws_a_bar_per_free_ray_and_a_mark_per_trip() {
+        // A ray whose meshes never touch, one stopped at step 4 of the 10 it could go, one
+        // that starts in contact; 24 steps a ray.
+        let svg = reach_plot(&[(25, None), (10, Some(4)), (0, None)], 24, Some(0.7));
+        assert!(svg.contains("reach kept 70.0 % (mean over the 2 ray(s) that start free)"));
+        let path = |class: &str| {
+            let start = svg.find(&format!("class=\"{class}\" d=\"")).unwrap() + class.len() + 12;
+            svg[start..start + svg[start..].find('"').unwrap()].to_string()
+        };
+        // Sorted by t_truth: the contact ray first (no bar), then 10, then 25.
+        assert_eq!(path("kept").matches('M').count(), 2);
+        assert_eq!(path("lost").matches('M').count(), 1);
+        assert_eq!(path("stop").matches('M').count(), 1);
+        // The whole plot is 560 wide with the axis from 44 to 544: step 4 of 24 is at 127.3,
+        // step 10 at 252.3, the full ray at 544.
+        assert!(path("stop").starts_with("M127.3 "), "{}", path("stop"));
+        assert!(path("lost").starts_with("M127.3 "), "{}", path("lost"));
+        assert!(path("kept").contains("h500.00"), "{}", path("kept"));
+    }
+
+    #[test]
+    fn the_robot_views_place_links_and_draw_tripping_pairs_in_red() {
+        let cube = |c: [f64; 3]| TriMesh {
+            vertices: (0..8)
+                .map(|i| {
+                    let s = |k: usize| if i & (1 << k) == 0 { -0.05 } else { 0.05 };
+                    [c[0] + s(0), c[1] + s(1), c[2] + s(2)]
+                })
+                .collect(),
+            triangles: vec![[0, 1, 3], [0, 3, 2]],
+        };
+        let mesh = cube([0.0; 3]);
+        let prims = [Primitive::Capsule(Capsule {
+            a: [0.0, 0.0, 0.0],
+            b: [0.0, 0.0, 0.0],
+            radius: 0.09,
+        })];
+        let at = |x: f64| Iso {
+            rot: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+            pos: [x, 0.0, 0.0],
+        };
+        let links = [
+            PlacedLink {
+                at: at(0.0),
+                mesh: &mesh,
+                prims: &prims,
+            },
+            PlacedLink {
+                at: at(0.15),
+                mesh: &mesh,
+                prims: &prims,
+            },
+            PlacedLink {
+                at: at(0.6),
+                mesh: &mesh,
+                prims: &prims,
+            },
+        ];
+        let trips = [Trip {
+            a: 0,
+            b: 1,
+            distance_m: -0.03,
+        }];
+        let views = robot_views(&links, &trips);
+        assert_eq!(views.len(), 3);
+        for v in &views {
+            assert_eq!(v.matches("class=\"trip\"").count(), 2, "{v}");
+            assert_eq!(v.matches("class=\"capsule\"").count(), 1, "{v}");
+            assert!(v.contains("1 · -30.0 mm"), "{v}");
+        }
+        // The capsules (radius 90 mm) reach past the cubes: from x = -0.09 to 0.6 + 0.09.
+        assert!(views[0].contains("780 mm across"), "{}", views[0]);
     }
 }
