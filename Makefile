@@ -11,7 +11,7 @@ VENV_STAMP := $(VENV)/installed
 CARGO ?= cargo
 COLLIDE := target/release/collide
 
-.PHONY: robots venv build demo test bench fmt lint clean-robots fleet
+.PHONY: robots venv build demo test bench fmt lint clean-robots fleet report
 
 # Pinned robot descriptions, installed without their Python dependencies (we only read files).
 robots:
@@ -70,3 +70,8 @@ fleet: robots build
 		$(COLLIDE) lower robots/$$r/robot.yaml --write -q >/dev/null || exit 1; \
 		$(COLLIDE) acm regenerate robots/$$r/robot.yaml --write -q >/dev/null || exit 1; done
 	$(COLLIDE) verify robots/*/manifest.yaml -q
+
+# The fleet report: report/index.html and the committed docs/fleet.md (`collide report`
+# writes under --out only; the Markdown page is asked for by name).
+report: robots build
+	$(COLLIDE) report --out report --fleet-md docs/fleet.md

@@ -525,3 +525,372 @@ fn judge_refuses_contacts_that_do_not_cover_the_model() {
     other.seed = 4;
     assert!(judge::judge_all(model, &[&full, &other]).is_err());
 }
+
+// --- free space on a hand-made arm with known answers ---------------------------------
+
+use collide::truth::reach;
+
+const ARM_RAYS: usize = 40;
+const ARM_STEPS: usize = 24;
+const ARM_RAY_SEED: u64 = 11;
+const ARM_POSES: usize = 500;
+
+/// tests/robots/planar_arm in a scratch directory, its rest pose `rest` (`hinge` in rad;
+/// `None`: the config's default, q = 0), lowered by the fit rule (no refinement).
+fn lowered_planar_arm(rest: Option<f64>) -> (tempfile::TempDir, PathBuf) {
+    let dir = common::scratch_robot("planar_arm");
+    let config = dir.path().join("robot.yaml");
+    if let Some(q) = rest {
+        let text = std::fs::read_to_string(&config).unwrap();
+        std::fs::write(&config, format!("{text}rest_pose: {{hinge: {q}}}\n")).unwrap();
+    }
+    let loaded = load_robot(&config, &LoadOptions::default()).unwrap();
+    let options = LowerOptions {
+        fit: FitOptions::default(),
+        tight: TightLinks::default(),
+        refine: None,
+        mesh_limits: MeshLimits::default(),
+        max_total_triangles: 50_000_000,
+    };
+    let lowered = lower(&loaded, &options, None).unwrap();
+    let path = dir.path().join("manifest.yaml");
+    std::fs::write(&path, &lowered.text).unwrap();
+    (dir, path)
+}
+
+/// The angle where the bar's meshes first touch the wall, by hand from the URDF's numbers:
+/// the bar's highest point is its corner (0.5, 0.01), at height 0.5 sin q + 0.01 cos q =
+/// hypot(0.5, 0.01) sin(q + atan2(0.01, 0.5)), and the wall's underside is at y = 0.26.
+fn mesh_contact_angle() -> f64 {
+    (0.26 / 0.5f64.hypot(0.01)).asin() - 0.01f64.atan2(0.5)
+}
+
+/// A box's eight corners as written (its own frame).
+fn corners(p: &Primitive) -> Vec<[f64; 3]> {
+    let Primitive::Box(b) = p else {
+        panic!("the planar arm's links are fitted as boxes: {p:?}")
+    };
+    let r = rot_from_rpy(b.rpy);
+    (0..8)
+        .map(|i| {
+            let s = |k: usize| if i & (1 << k) == 0 { -1.0 } else { 1.0 };
+            let local = [0, 1, 2].map(|k| s(k) * b.half_extents[k]);
+            let mut w = b.center;
+            for (wr, rr) in w.iter_mut().zip(&r) {
+                *wr += rr[0] * local[0] + rr[1] * local[1] + rr[2] * local[2];
+            }
+            w
+        })
+        .collect()
+}
+
+/// The angle where the written primitives first trip, by hand from the manifest: the least
+/// q in [0, pi/2] where some corner (x, y) of the arm's box, turned by q about z, reaches the
+/// underside of the base's box: x sin q + y cos q = rho sin(q + phi) = y_wall.
+fn primitive_trip_angle(m: &manifest::Manifest) -> f64 {
+    let link = |name: &str| &m.links.iter().find(|l| l.name == name).unwrap().primitives;
+    let (wall, bar) = (link("base"), link("arm"));
+    assert_eq!((wall.len(), bar.len()), (1, 1));
+    let wall = corners(&wall[0]);
+    let y_wall = wall.iter().map(|c| c[1]).fold(f64::INFINITY, f64::min) - m.margin_m;
+    let x_span = wall
+        .iter()
+        .map(|c| c[0])
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |s, x| {
+            (s.0.min(x), s.1.max(x))
+        });
+    let mut best = f64::INFINITY;
+    for c in corners(&bar[0]) {
+        let (rho, phi) = (c[0].hypot(c[1]), c[1].atan2(c[0]));
+        if rho < y_wall {
+            continue;
+        }
+        let q = (y_wall / rho).asin() - phi;
+        if (0.0..std::f64::consts::FRAC_PI_2).contains(&q) && q < best {
+            // The corner meets the wall's underside, not beside it.
+            let x = c[0] * q.cos() - c[1] * q.sin();
+            assert!(x > x_span.0 && x < x_span.1, "{x} outside {x_span:?}");
+            best = q;
+        }
+    }
+    assert!(best.is_finite());
+    best
+}
+
+/// The free-space figures computed by hand for rays of one joint from `rest`, contact at
+/// `q >= theta_c` and a trip at `q >= theta_trip`.
+#[derive(Debug)]
+struct Expected {
+    t_truth: Vec<usize>,
+    t_trip: Vec<Option<usize>>,
+    ray_free: usize,
+    ray_refused: usize,
+    reach_kept: Option<f64>,
+    tripped_rays: usize,
+    uniform_free: usize,
+    uniform_refused: usize,
+}
+
+fn expected(model: &collide::kernel::Model, rest: f64, theta_c: f64, theta_trip: f64) -> Expected {
+    // No pose may sit so close to either angle that rounding could decide it.
+    let clear_of = |q: f64| {
+        assert!(
+            (q - theta_c).abs() > 1e-7 && (q - theta_trip).abs() > 1e-7,
+            "pose {q} too close to {theta_c} / {theta_trip}: choose another seed"
+        );
+        q
+    };
+    let mut g = [0.0];
+    let (mut t_truth, mut t_trip) = (Vec::new(), Vec::new());
+    for r in 0..ARM_RAYS {
+        uniform_q(model, ARM_RAY_SEED, r as u64, &mut g);
+        // Pose k of the ray, as truth::reach::Rays::pose writes it.
+        let q = |k: usize| clear_of(rest + (g[0] - rest) * (k as f64 / ARM_STEPS as f64));
+        let t = (0..=ARM_STEPS)
+            .find(|&k| q(k) >= theta_c)
+            .unwrap_or(ARM_STEPS + 1);
+        t_truth.push(t);
+        t_trip.push((0..t.min(ARM_STEPS + 1)).find(|&k| q(k) >= theta_trip));
+    }
+    let kept: Vec<f64> = t_truth
+        .iter()
+        .zip(&t_trip)
+        .filter(|(t, _)| **t > 0)
+        .map(|(&t, k)| k.unwrap_or(t).min(t) as f64 / t as f64)
+        .collect();
+    let (mut uniform_free, mut uniform_refused) = (0, 0);
+    for i in 0..ARM_POSES {
+        uniform_q(model, SEED, i as u64, &mut g);
+        let q = clear_of(g[0]);
+        if q < theta_c {
+            uniform_free += 1;
+            if q >= theta_trip {
+                uniform_refused += 1;
+            }
+        }
+    }
+    Expected {
+        ray_free: t_truth.iter().sum(),
+        ray_refused: t_truth
+            .iter()
+            .zip(&t_trip)
+            .map(|(&t, k)| k.map_or(0, |k| t - k))
+            .sum(),
+        reach_kept: (!kept.is_empty()).then(|| kept.iter().sum::<f64>() / kept.len() as f64),
+        tripped_rays: t_trip.iter().filter(|k| k.is_some()).count(),
+        t_truth,
+        t_trip,
+        uniform_free,
+        uniform_refused,
+    }
+}
+
+fn arm_rays(rest: f64) -> reach::Rays {
+    reach::Rays {
+        rays: ARM_RAYS,
+        steps: ARM_STEPS,
+        seed: ARM_RAY_SEED,
+        rest_q: vec![rest],
+    }
+}
+
+/// `truth::reach` on the planar arm, from rest at 0 and at 0.3 rad: every ray's first mesh
+/// contact and first trip, the free poses, the refused free poses, the reach kept and the
+/// pairs behind the first false trips are the figures computed by hand.
+#[test]
+fn planar_arm_free_space_has_the_known_answers() {
+    for rest in [None, Some(0.3)] {
+        let (_dir, path) = lowered_planar_arm(rest);
+        let m = manifest::load_manifest(&path).unwrap();
+        let prepared =
+            sweep::prepare(&path, &[], &ReadOptions::new(LoadOptions::default())).unwrap();
+        let model = &prepared.fit_kernel().model;
+        let (theta_c, theta_trip) = (mesh_contact_angle(), primitive_trip_angle(&m));
+        // The primitives stand 1.1 mm off each mesh (1 mm headroom, 0.1 mm rounding): they
+        // trip a few milliradians before the meshes touch.
+        assert!(
+            theta_trip < theta_c && theta_c - theta_trip < 0.01,
+            "{theta_trip} {theta_c}"
+        );
+        let rest = rest.unwrap_or(0.0);
+        let want = expected(model, rest, theta_c, theta_trip);
+        assert!(
+            want.tripped_rays > 0 && want.t_truth.contains(&(ARM_STEPS + 1)),
+            "the seed should give rays that trip early and rays that never touch: {want:?}"
+        );
+        let contacts = reach::ray_contacts(
+            model,
+            &prepared.mesh_truth,
+            model.checked_pairs(),
+            arm_rays(rest),
+        );
+        assert_eq!(contacts.pairs, vec![(0, 1)]);
+        assert!(contacts.rest_contacts.is_empty());
+        assert_eq!(contacts.t_truth, want.t_truth, "rest {rest}");
+        let free = reach::judge_rays(model, &contacts).unwrap();
+        let t_trip: Vec<Option<usize>> = free.per_ray.iter().map(|v| v.t_trip).collect();
+        assert_eq!(t_trip, want.t_trip, "rest {rest}");
+        assert_eq!(free.free_poses, want.ray_free);
+        assert_eq!(free.refused_free, want.ray_refused);
+        assert_eq!(free.reach_kept, want.reach_kept);
+        assert!(!free.rest_trips);
+        assert_eq!(free.first_false_trips, vec![((0, 1), want.tripped_rays)]);
+        for (v, (&t, &k)) in free
+            .per_ray
+            .iter()
+            .zip(want.t_truth.iter().zip(&want.t_trip))
+        {
+            assert_eq!(v.refused, k.map_or(0, |k| t - k));
+        }
+        // The sweep adds the uniform poses that are free.
+        let report = prepared.run(
+            ARM_POSES,
+            SEED,
+            sweep::RayOptions {
+                rays: ARM_RAYS,
+                steps: ARM_STEPS,
+                seed: ARM_RAY_SEED,
+            },
+            false,
+        );
+        let f = &report.set(Set::Fit).unwrap().free;
+        assert_eq!(
+            (f.ray_free, f.ray_refused, f.uniform_free, f.uniform_refused),
+            (
+                want.ray_free,
+                want.ray_refused,
+                want.uniform_free,
+                want.uniform_refused
+            ),
+            "rest {rest}"
+        );
+    }
+}
+
+/// The same figures through `collide sweep --json`: the fit set's free block and the
+/// headline; and a rest pose in contact leaves no free pose on any ray.
+#[test]
+fn planar_arm_sweep_json_has_the_known_answers() {
+    let (_dir, path) = lowered_planar_arm(None);
+    let m = manifest::load_manifest(&path).unwrap();
+    let k = load_kernel(&m).unwrap();
+    let want = expected(
+        &k.model,
+        0.0,
+        mesh_contact_angle(),
+        primitive_trip_angle(&m),
+    );
+    let run = |manifest: &Path| {
+        let out = common::collide()
+            .args(["sweep", manifest.to_str().unwrap(), "--json"])
+            .args(["--poses", &ARM_POSES.to_string()])
+            .args([
+                "--rays",
+                &ARM_RAYS.to_string(),
+                "--steps",
+                &ARM_STEPS.to_string(),
+            ])
+            .args(["--ray-seed", &ARM_RAY_SEED.to_string()])
+            .output()
+            .unwrap();
+        json_without_timing(&out)
+    };
+    let v = run(&path);
+    let free = &v["sets"][0]["free"];
+    assert_eq!(v["sets"][0]["set"], "fit");
+    let free_poses = want.ray_free + want.uniform_free;
+    let refused = want.ray_refused + want.uniform_refused;
+    for (key, value) in [
+        ("rays", ARM_RAYS),
+        ("steps", ARM_STEPS),
+        ("ray_seed", ARM_RAY_SEED as usize),
+        ("ray_free", want.ray_free),
+        ("ray_refused", want.ray_refused),
+        ("uniform_free", want.uniform_free),
+        ("uniform_refused", want.uniform_refused),
+        ("free_poses", free_poses),
+        ("refused_free", refused),
+    ] {
+        assert_eq!(free[key], value, "{key}: {free}");
+    }
+    let pct = 100.0 * refused as f64 / free_poses as f64;
+    assert!((free["refused_free_pct"].as_f64().unwrap() - pct).abs() < 1e-12);
+    let kept = want.reach_kept.unwrap();
+    assert!((free["reach_kept"].as_f64().unwrap() - kept).abs() < 1e-12);
+    assert_eq!(
+        free["first_false_trips"],
+        serde_json::json!([{"a": "base", "b": "arm", "rays": want.tripped_rays}])
+    );
+    let per_ray: Vec<serde_json::Value> = want
+        .t_truth
+        .iter()
+        .zip(&want.t_trip)
+        .map(|(t, k)| serde_json::json!({"t_truth": t, "t_trip": k}))
+        .collect();
+    assert_eq!(free["per_ray"], serde_json::Value::Array(per_ray));
+    assert_eq!(free["rest_mesh_contacts"], serde_json::json!([]));
+    let head = &v["headline"];
+    assert_eq!(head["set"], "fit");
+    assert_eq!(head["rest_clear"], true);
+    for key in [
+        "free_poses",
+        "refused_free",
+        "refused_free_pct",
+        "reach_kept",
+        "rays",
+        "steps",
+        "ray_seed",
+        "first_false_trips",
+        "rest_mesh_contacts",
+    ] {
+        assert_eq!(head[key], free[key], "{key}");
+    }
+
+    // At rest 0.8 rad the bar is in the wall: every ray starts in contact, so no ray has a
+    // free pose and the reach kept is undefined; the free poses are the uniform ones.
+    let (_dir, touching) = lowered_planar_arm(Some(0.8));
+    let v = run(&touching);
+    let free = &v["sets"][0]["free"];
+    assert_eq!(free["ray_free"], 0);
+    assert_eq!(free["ray_refused"], 0);
+    assert_eq!(free["uniform_free"], want.uniform_free);
+    assert_eq!(free["free_poses"], want.uniform_free);
+    assert!(free["reach_kept"].is_null());
+    assert_eq!(
+        free["rest_mesh_contacts"],
+        serde_json::json!([{"a": "base", "b": "arm"}])
+    );
+    assert!(
+        free["per_ray"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["t_truth"] == 0 && r["t_trip"].is_null())
+    );
+    assert_eq!(v["headline"]["rest_clear"], false);
+}
+
+/// The free-space figures (every set's `free` block and the headline) are byte-identical
+/// on one and two threads, on the committed Panda and on the planar arm.
+#[test]
+fn free_space_is_byte_identical_on_one_and_two_threads() {
+    let panda = committed_manifest("franka_panda");
+    let (_dir, arm) = lowered_planar_arm(None);
+    for (manifest, compare) in [
+        (&panda, &["single-capsule"][..]),
+        (&arm, &["all-tight"][..]),
+    ] {
+        let free_text = |threads: &str| {
+            let v = json_without_timing(&sweep_json(manifest, threads, "300", compare));
+            let mut parts = vec![serde_json::to_string(&v["headline"]).unwrap()];
+            for s in v["sets"].as_array().unwrap() {
+                parts.push(serde_json::to_string(&s["free"]).unwrap());
+            }
+            assert_eq!(parts.len(), 3, "the headline and two sets");
+            parts.join("\n")
+        };
+        let one = free_text("1");
+        assert!(one.contains("\"per_ray\":[{"), "{one}");
+        assert_eq!(one, free_text("2"), "{}", manifest.display());
+    }
+}

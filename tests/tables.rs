@@ -1,5 +1,5 @@
-//! Insta snapshots of the human tables of `lower`, `acm regenerate` and `verify` on the
-//! hand-made robots (snapshots/ at the top of the repository, what CI compares).
+//! Insta snapshots of the human tables of `lower`, `acm regenerate`, `verify` and `sweep` on
+//! the hand-made robots (snapshots/ at the top of the repository, what CI compares).
 
 mod common;
 
@@ -74,4 +74,47 @@ fn lower_acm_and_verify_tables() {
     let manifest = config3.with_file_name("manifest.yaml");
     let verified = table(&["verify", manifest.to_str().unwrap(), "-q"], dir3.path());
     snapshot("verify_three", &verified);
+}
+
+/// `collide sweep` on the planar arm: the free-space headline first, then the verdicts
+/// (the timing table after them changes from run to run and is cut).
+#[test]
+fn sweep_free_space_table() {
+    let files = [
+        "tests/robots/planar_arm/planar_arm.urdf",
+        "tests/robots/planar_arm/wall.stl",
+        "tests/robots/planar_arm/bar.stl",
+        "tests/robots/planar_arm/robot.yaml",
+    ];
+    let dir = common::scratch_files(&files);
+    let config = dir.path().join("robot.yaml");
+    table(
+        &[
+            "lower",
+            config.to_str().unwrap(),
+            "--write",
+            "--no-refine",
+            "-q",
+        ],
+        dir.path(),
+    );
+    let manifest = config.with_file_name("manifest.yaml");
+    let swept = table(
+        &[
+            "sweep",
+            manifest.to_str().unwrap(),
+            "--poses",
+            "500",
+            "--rays",
+            "40",
+            "--compare",
+            "single-capsule",
+            "all-tight",
+        ],
+        dir.path(),
+    );
+    let cut = swept
+        .find("\nkernel time per configuration")
+        .expect("a timing table");
+    snapshot("sweep_planar_arm", &swept[..cut + 1]);
 }

@@ -29,7 +29,7 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Judge the kernel's verdicts against the robot's real meshes on seeded poses.
     Sweep(SweepArgs),
-    /// Sweep every committed robot and write the HTML fleet report and docs/fleet.md.
+    /// Sweep every committed robot and write the HTML fleet report (and, asked for, the Markdown fleet page).
     Report(ReportArgs),
 }
 
@@ -89,12 +89,12 @@ pub struct SweepArgs {
 pub struct ReportArgs {
     /// Manifests to report on (default: every robots/*/manifest.yaml).
     pub manifests: Vec<PathBuf>,
-    /// Directory for the HTML page (index.html).
+    /// Directory for the HTML page (index.html); nothing is written outside it unless --fleet-md says so.
     #[arg(long, value_name = "DIR", default_value = "report")]
     pub out: PathBuf,
-    /// Where the generated Markdown fleet table goes.
-    #[arg(long, value_name = "FILE", default_value = "docs/fleet.md")]
-    pub fleet_md: PathBuf,
+    /// Also write the Markdown fleet page here (the repository's is docs/fleet.md).
+    #[arg(long, value_name = "FILE")]
+    pub fleet_md: Option<PathBuf>,
     /// Seeded poses per robot (as `sweep`; the whole fleet takes well under a minute).
     #[arg(long, value_name = "N", default_value_t = 3000)]
     pub poses: usize,

@@ -17,7 +17,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
     let robots = fleet::generate(
         &manifests,
         &args.out,
-        &args.fleet_md,
+        args.fleet_md.as_deref(),
         args.poses,
         args.seed,
         &args.read.sweep_read(),
@@ -31,10 +31,13 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         missed += r.sweep.total_missed() + r.sweep.total_missed_hull();
     }
     crate::out!("{}", fleet::fleet_grid(&robots).markdown());
-    crate::outln!(
-        "wrote {} and {}",
-        args.out.join("index.html").display(),
-        args.fleet_md.display()
-    );
+    match &args.fleet_md {
+        Some(md) => crate::outln!(
+            "wrote {} and {}",
+            args.out.join("index.html").display(),
+            md.display()
+        ),
+        None => crate::outln!("wrote {}", args.out.join("index.html").display()),
+    }
     Ok(if missed > 0 { 1 } else { 0 })
 }

@@ -1,15 +1,18 @@
-//! `collide report`: every robot's sweep (with the compare sets) and per-link pictures, as
-//! one self-contained HTML page and the Markdown `docs/fleet.md`.
+//! `collide report`: every robot's sweep (with the compare sets, and the free space on the
+//! default rays) and pictures, as one self-contained HTML page and, when asked for, the
+//! Markdown fleet page (`docs/fleet.md`).
 //!
 //! Both carry the same tables, built once as [`Grid`]s: the fleet table, and per robot the
-//! sweep table and the link table. The page adds three orthographic pictures per link
-//! ([`super::svg`]). Nothing on the page is fetched: styles and the one script (it counts
+//! free-space table, the sweep table and the link table. The page adds per robot the whole
+//! robot at rest (three views, the pairs that trip there in red) and its reach kept over
+//! the rays, and three orthographic pictures per link ([`super::svg`]). Nothing on the page is fetched: styles and the one script (it counts
 //! the rendered sections, for the headless-browser test) are inline.
 
 use super::svg;
 use super::{link_fit_cells, render};
 use crate::error::{Error, Result};
 use crate::io::robot::ReadOptions;
+use crate::kernel::vec3::Iso;
 use crate::manifest::Manifest;
 use crate::sweep::{self, Set, SweepReport};
 use crate::text::{escape, mm};
@@ -89,6 +92,10 @@ pub struct RobotReport {
     pub manifest: Manifest,
     /// Per manifest link: its three views.
     pub pictures: Vec<(String, Vec<String>)>,
+    /// The whole robot at its rest pose, three views, the pairs that trip there in red.
+    pub rest_views: Vec<String>,
+    /// Reach kept over the fit set's rays.
+    pub reach_plot: String,
 }
 
 /// Every `DIR/*/manifest.yaml`, sorted.
@@ -125,30 +132,77 @@ pub fn robot_report(
             (l.name.clone(), svg::link_views(mesh, &l.primitives))
         })
         .collect();
+    let rest_views = rest_views(&prepared, &report);
+    let reach_plot = report
+        .set(Set::Fit)
+        .map(|s| svg::reach_plot(&s.free.per_ray, s.free.steps, s.free.reach_kept))
+        .unwrap_or_default();
     Ok(RobotReport {
         sweep: report,
         manifest: prepared.manifest,
         pictures,
+        rest_views,
+        reach_plot,
     })
+}
+
+/// The whole robot at its rest pose (the kernel's FK), every manifest link with its mesh
+/// and primitives, the fit set's pairs that trip there in red.
+pub fn rest_views(prepared: &sweep::Prepared, report: &SweepReport) -> Vec<String> {
+    let fit = prepared.fit_kernel();
+    let q = fit.q_from(&prepared.manifest.rest_pose.q);
+    let mut ws = fit.model.workspace();
+    fit.model.fk(&q, &mut ws);
+    let links = &prepared.manifest.links;
+    let placed: Vec<svg::PlacedLink> = links
+        .iter()
+        .map(|l| {
+            let (rot, pos) = ws.link_pose(fit.link_index[&l.name]);
+            svg::PlacedLink {
+                at: Iso { rot, pos },
+                mesh: &prepared.meshes[&l.name],
+                prims: &l.primitives,
+            }
+        })
+        .collect();
+    let at = |name: &str| links.iter().position(|l| l.name == name);
+    let trips: Vec<svg::Trip> = report
+        .set(Set::Fit)
+        .map(|s| s.rest.contacts.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(a, b, d)| {
+            Some(svg::Trip {
+                a: at(a)?,
+                b: at(b)?,
+                distance_m: *d,
+            })
+        })
+        .collect();
+    svg::robot_views(&placed, &trips)
 }
 
 fn set_cell(r: &SweepReport, set: Set, f: impl Fn(&sweep::SetReport) -> String) -> String {
     r.set(set).map(f).unwrap_or_else(|| "-".into())
 }
 
-/// The fleet table: one row per robot, the three sets side by side.
+/// The fleet table: one row per robot. The fit set's free space first (the headline),
+/// then the sweep's figures for the three sets side by side.
 pub fn fleet_grid(robots: &[RobotReport]) -> Grid {
     let mut g = Grid::new(&[
         "robot",
+        "free poses",
+        "refused free %",
+        "reach kept %",
+        "rest",
+        "first false trips (rays)",
         "poses",
         "contacts (mesh / hull)",
         "missed, mesh (single-capsule / fit / all-tight)",
         "missed, hull (single-capsule / fit / all-tight)",
-        "false stops single-capsule (mesh / hull)",
-        "false stops fit (mesh / hull)",
-        "false stops all-tight (mesh / hull)",
         "refused (single-capsule / fit / all-tight)",
         "slop-only fit (mesh / hull)",
+        "false stops fit (mesh / hull)",
         "kernel µs median / p99 fit",
     ]);
     for rr in robots {
@@ -162,21 +216,31 @@ pub fn fleet_grid(robots: &[RobotReport]) -> Grid {
         };
         g.rows.push(vec![
             r.robot.clone(),
+            set_cell(r, Set::Fit, |s| s.free.free_poses().to_string()),
+            set_cell(r, Set::Fit, |s| render::pct_cell(s.free.refused_free_pct())),
+            set_cell(r, Set::Fit, |s| render::reach_cell(&s.free)),
+            set_cell(r, Set::Fit, render::rest_free_cell),
+            set_cell(r, Set::Fit, |s| render::first_trips_cell(&s.free, 3)),
             r.poses.to_string(),
             format!("{} / {}", r.mesh_contacts.poses, r.hull_contacts.poses),
             three(&|s| s.mesh.missed.to_string()),
             three(&|s| s.hull.missed.to_string()),
-            set_cell(r, Set::SingleCapsule, |s| {
-                render::both(s, |v| v.false_stops)
-            }),
-            set_cell(r, Set::Fit, |s| render::both(s, |v| v.false_stops)),
-            set_cell(r, Set::AllTight, |s| render::both(s, |v| v.false_stops)),
             three(&|s| s.refused.to_string()),
             set_cell(r, Set::Fit, |s| render::both(s, |v| v.slop_only)),
+            set_cell(r, Set::Fit, |s| render::both(s, |v| v.false_stops)),
             set_cell(r, Set::Fit, |s| {
                 format!("{:.1} / {:.1}", s.timing.median_us, s.timing.p99_us)
             }),
         ]);
+    }
+    g
+}
+
+/// One robot's free space, every set (the headline of its section).
+pub fn free_grid(r: &SweepReport) -> Grid {
+    let mut g = Grid::new(&render::FREE_COLUMNS);
+    for s in &r.sets {
+        g.rows.push(render::free_cells(s));
     }
     g
 }
@@ -233,6 +297,7 @@ pub fn links_grid(m: &Manifest) -> Grid {
 }
 
 fn intro(poses: usize, seed: u64) -> String {
+    let rays = sweep::RayOptions::default();
     let count = if poses == sweep::DEFAULT_POSES {
         format!(
             "{poses} seeded uniform in-limit configurations (seed {seed}; `collide sweep`'s default)"
@@ -244,9 +309,19 @@ fn intro(poses: usize, seed: u64) -> String {
         )
     };
     format!(
-        "Each robot: {count}, each judged by the kernel on three primitive sets (single-capsule: \
+        "**Free space** (the headline): {rays} rays in joint space from the rest pose toward seeded \
+         uniform in-limit poses (ray seed {ray_seed}), {steps} equal steps a ray, each step judged on \
+         the real meshes of the checked pairs and by the kernel. free poses: the steps before each \
+         ray's first mesh contact, plus the uniform poses below where no checked pair's meshes touch. \
+         refused free %: the share of the free poses the kernel refuses. reach kept %: per ray, the \
+         first step the kernel trips over the first step the meshes touch (100 when the kernel lets \
+         the robot go as far as the meshes), averaged over the rays that start free. rest: whether \
+         the kernel trips at the rest pose (and which checked pairs' meshes touch there, when any \
+         do: then no ray has a free pose). first false trips: the pairs behind each ray's first trip \
+         on a free pose, with how many rays they stopped. \
+         **Sweep** (the secondary figures): {count}, each judged by the kernel on three primitive sets (single-capsule: \
          one capsule per link; fit: the manifest; all-tight: box + hull on every link; same joints, \
-         ACM and margin) and by two truths on the same checked pairs. **mesh** (the main figures): \
+         ACM and margin) and by two truths on the same checked pairs. **mesh** (the main truth): \
          the links' real triangle meshes (collision and visual), touching when their surfaces meet \
          or a vertex of one lies inside a closed part of the other (parry BVH queries). **hull** \
          (the second figure, as in the design documents): each link's mesh as its convex hull, or \
@@ -257,14 +332,57 @@ fn intro(poses: usize, seed: u64) -> String {
          apart. refused: poses the kernel trips. slop-only: refused poses with no truth contact. \
          Kernel µs: one `check_self_collision` \
          call per configuration, timed alone (twice, the lesser kept; release build; other load \
-         on the machine shows in p99 and max)."
+         on the machine shows in p99 and max).",
+        rays = rays.rays,
+        steps = rays.steps,
+        ray_seed = rays.seed,
     )
+}
+
+/// One robot's free-space line: how its free poses were sampled and what touches at rest.
+fn free_note(r: &SweepReport) -> String {
+    let mut out = render::free_line(r).unwrap_or_default();
+    if let Some(s) = r.set(Set::Fit) {
+        let touch = &s.free.rest_mesh_contacts;
+        if !touch.is_empty() {
+            let names = render::first_few(touch, 6, |(a, b)| format!("{a}/{b}"));
+            let _ = write!(
+                out,
+                "; the meshes of {} checked pair(s) touch at the rest pose, so no ray has a free pose: {}",
+                touch.len(),
+                names.join(", ")
+            );
+        }
+    }
+    out.push('.');
+    out
+}
+
+/// Escaped text with Markdown's `**bold**` and `` `code` `` as HTML.
+fn markdown_inline(text: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in escape(text).split("**").enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<strong>{part}</strong>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    let mut html = String::new();
+    for (i, part) in out.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(html, "<code>{part}</code>");
+        } else {
+            html.push_str(part);
+        }
+    }
+    html
 }
 
 /// `docs/fleet.md`.
 pub fn fleet_markdown(robots: &[RobotReport], poses: usize, seed: u64) -> String {
     let mut out = String::from(
-        "# Fleet sweep\n\n<!-- Generated by `collide report`; do not edit. Regenerate with `collide report`. -->\n\n",
+        "# Fleet sweep\n\n<!-- Generated by `collide report --fleet-md docs/fleet.md` (`make report`); do not edit. -->\n\n",
     );
     let _ = writeln!(
         out,
@@ -291,6 +409,9 @@ pub fn fleet_markdown(robots: &[RobotReport], poses: usize, seed: u64) -> String
             r.truth.links,
             r.truth.pieces
         );
+        let _ = write!(out, "{}\n\n", free_note(r));
+        out += &free_grid(r).markdown();
+        out.push('\n');
         let note = contacts_note(r);
         if !note.is_empty() {
             let _ = write!(out, "{}\n\n", note.trim_start());
@@ -308,7 +429,9 @@ th{background:#f3f5f7}td:first-child,th:first-child,td.t{text-align:left}\
 section.robot{border-top:2px solid #57606a;margin-top:2em}\
 .links{display:flex;flex-wrap:wrap;gap:12px}.link{border:1px solid #d0d7de;padding:6px;border-radius:4px}\
 .link h4{margin:0 0 4px}.link p{margin:0 0 4px;font-size:12px;color:#57606a}\
-svg.view{margin-right:4px}.missed{color:#cf222e;font-weight:bold}.legend span{margin-right:1.2em}";
+svg.view{margin-right:4px}.missed{color:#cf222e;font-weight:bold}.legend span{margin-right:1.2em}\
+.pictures{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.pictures p{font-size:12px;color:#57606a;max-width:980px}\
+p.headline{font-size:15px}";
 
 /// The self-contained page.
 pub fn html_page(robots: &[RobotReport], poses: usize, seed: u64) -> String {
@@ -320,7 +443,7 @@ pub fn html_page(robots: &[RobotReport], poses: usize, seed: u64) -> String {
         out,
         "<h1>collide fleet report</h1><p>Generated by {}.</p><p>{}</p>",
         escape(&crate::manifest::sources::generator()),
-        escape(&intro(poses, seed))
+        markdown_inline(&intro(poses, seed))
     );
     out.push_str("<p id=\"rendered\">(not rendered by a browser)</p>");
     out.push_str("<h2>Fleet</h2>");
@@ -360,6 +483,9 @@ pub fn html_page(robots: &[RobotReport], poses: usize, seed: u64) -> String {
             hv = r.truth.hull_vertices,
             secs = r.elapsed_s,
         );
+        let _ = write!(out, "<p class=\"headline\">{}</p>", escape(&free_note(r)));
+        out += &free_grid(r).html("free");
+        out += &rest_pictures_html(rr);
         let note = contacts_note(r);
         if !note.is_empty() {
             let _ = write!(out, "<p>{}</p>", escape(note.trim_start()));
@@ -400,18 +526,61 @@ pub fn html_page(robots: &[RobotReport], poses: usize, seed: u64) -> String {
         out.push_str("</div></section>");
     }
     out.push_str(
-        "<script>(function(){var s=document.querySelectorAll('section.robot');var p=document.querySelectorAll('section.robot svg.view');\
-         document.getElementById('rendered').textContent='rendered '+s.length+' robot sections with '+p.length+' pictures';})();</script>",
+        "<script>(function(){var q=function(c){return document.querySelectorAll(c).length;};\
+         document.getElementById('rendered').textContent='rendered '+q('section.robot')+' robot sections with '+q('section.robot svg.view')+' link pictures, '\
+         +q('section.robot svg.robot-view')+' rest views and '+q('section.robot svg.reach-plot')+' reach plots';})();</script>",
     );
     out.push_str("</body></html>\n");
     out
 }
 
-/// Runs the fleet and writes `OUT/index.html` and the Markdown table; returns the robots.
+/// The rest-pose views and the reach plot of one robot, with their captions.
+fn rest_pictures_html(rr: &RobotReport) -> String {
+    let Some(fit) = rr.sweep.set(Set::Fit) else {
+        return String::new();
+    };
+    let mut out = String::from("<div class=\"pictures\"><div class=\"rest\">");
+    let _ = write!(out, "<h3>At rest</h3>");
+    for v in &rr.rest_views {
+        out += v;
+    }
+    let trips: Vec<String> = fit
+        .rest
+        .contacts
+        .iter()
+        .enumerate()
+        .map(|(i, (a, b, d))| format!("{} {a}/{b} {} mm", i + 1, mm(*d)))
+        .collect();
+    let caption = if fit.rest.clear {
+        "The kernel clears the rest pose: no checked pair trips.".to_string()
+    } else {
+        format!(
+            "Red: the {} checked pair(s) whose primitives trip at rest, numbered on the views with the kernel's distance: {}.",
+            fit.rest.contacts.len(),
+            trips.join("; ")
+        )
+    };
+    let _ = write!(
+        out,
+        "<p>The whole robot at its rest pose (the kernel's forward kinematics), world frame: grey the meshes, \
+         outlined every link's primitives (blue capsule, orange box, green hull). {}</p></div>",
+        escape(&caption)
+    );
+    let _ = write!(
+        out,
+        "<div class=\"reach\"><h3>Reach kept over the rays</h3>{}<p>Per ray: green as far as the kernel lets the robot go, \
+         grey from its first trip (red mark) to where the meshes first touch (the bar's end; the whole ray when they never do).</p></div></div>",
+        rr.reach_plot
+    );
+    out
+}
+
+/// Runs the fleet and writes `OUT/index.html`, and the Markdown page when `fleet_md` is
+/// given; returns the robots. Writes nothing else.
 pub fn generate(
     manifests: &[PathBuf],
     out_dir: &Path,
-    fleet_md: &Path,
+    fleet_md: Option<&Path>,
     poses: usize,
     seed: u64,
     read: &ReadOptions,
@@ -425,10 +594,12 @@ pub fn generate(
         .map_err(|e| Error::at(out_dir, None, format!("cannot create: {e}")))?;
     let page = out_dir.join("index.html");
     crate::io::atomic::write_atomic(&page, html_page(&robots, poses, seed).as_bytes())?;
-    if let Some(dir) = fleet_md.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::at(dir, None, format!("cannot create: {e}")))?;
+    if let Some(fleet_md) = fleet_md {
+        if let Some(dir) = fleet_md.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::at(dir, None, format!("cannot create: {e}")))?;
+        }
+        crate::io::atomic::write_atomic(fleet_md, fleet_markdown(&robots, poses, seed).as_bytes())?;
     }
-    crate::io::atomic::write_atomic(fleet_md, fleet_markdown(&robots, poses, seed).as_bytes())?;
     Ok(robots)
 }

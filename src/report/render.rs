@@ -3,7 +3,7 @@
 //! [`verdict_table`] and [`summary`] hold only seeded, deterministic figures (snapshot
 //! tests rely on it); timings are in [`timing_table`] and under `"timing"` in the JSON.
 
-use crate::sweep::{Missed, SetReport, SweepReport, Truth, Verdicts};
+use crate::sweep::{FreeReport, Missed, SetReport, SweepReport, Truth, Verdicts};
 use crate::text::{Table, mm};
 use std::fmt::Write as _;
 
@@ -186,6 +186,9 @@ pub fn summary(r: &SweepReport) -> String {
         );
     }
     out.push('\n');
+    if let Some(line) = free_line(r) {
+        let _ = writeln!(out, "{line}");
+    }
     out += &free_table(r).render();
     out.push_str(
         "free: poses where no checked pair's meshes touch, on rays from the rest pose and among the uniform poses;\n\
@@ -225,38 +228,78 @@ pub fn summary(r: &SweepReport) -> String {
     out
 }
 
+/// Columns of the free-space headline, per set.
+pub const FREE_COLUMNS: [&str; 7] = [
+    "set",
+    "free poses",
+    "refused free",
+    "refused free %",
+    "reach kept %",
+    "rest",
+    "first false trips (rays)",
+];
+
+/// `12.3` (one decimal), `-` when there is nothing to take a share of.
+pub fn pct_cell(p: Option<f64>) -> String {
+    p.map_or("-".into(), |p| format!("{p:.1}"))
+}
+
+/// The mean reach kept in percent, one decimal (`-` when every ray starts in contact).
+pub fn reach_cell(f: &FreeReport) -> String {
+    pct_cell(f.reach_kept.map(|k| 100.0 * k))
+}
+
+/// `clear` or `trips`, and the checked pairs whose meshes touch at rest (at most three
+/// named): `trips; meshes touch: a/b`.
+pub fn rest_free_cell(s: &SetReport) -> String {
+    let mut out = String::from(if s.rest.clear { "clear" } else { "trips" });
+    let touch = &s.free.rest_mesh_contacts;
+    if !touch.is_empty() {
+        let names = first_few(touch, 3, |(a, b)| format!("{a}/{b}"));
+        let _ = write!(out, "; meshes touch: {}", names.join(", "));
+    }
+    out
+}
+
+/// The pairs behind the first false trips, `a/b 12, c/d 3` (at most `shown` named).
+pub fn first_trips_cell(f: &FreeReport, shown: usize) -> String {
+    first_few(&f.first_false_trips, shown, |(a, b, n)| {
+        format!("{a}/{b} {n}")
+    })
+    .join(", ")
+}
+
+/// One set's free space, in [`FREE_COLUMNS`] order.
+pub fn free_cells(s: &SetReport) -> Vec<String> {
+    let f = &s.free;
+    vec![
+        s.set.as_str().into(),
+        f.free_poses().to_string(),
+        f.refused_free().to_string(),
+        pct_cell(f.refused_free_pct()),
+        reach_cell(f),
+        rest_free_cell(s),
+        first_trips_cell(f, 3),
+    ]
+}
+
 /// The headline: per set, the free poses, the share the kernel refuses, the reach kept,
 /// and the pairs behind the first false trips.
 pub fn free_table(r: &SweepReport) -> Table {
-    let mut t = Table::new(&[
-        "set",
-        "free poses",
-        "refused free",
-        "refused %",
-        "reach kept %",
-        "rest",
-        "first false trips (rays)",
-    ]);
+    let mut t = Table::new(&FREE_COLUMNS);
     for s in &r.sets {
-        let f = &s.free;
-        t.row(vec![
-            s.set.as_str().into(),
-            f.free_poses().to_string(),
-            f.refused_free().to_string(),
-            f.refused_free_pct()
-                .map_or("-".into(), |p| format!("{p:.1}")),
-            f.reach_kept
-                .map_or("-".into(), |k| format!("{:.1}", 100.0 * k)),
-            if s.rest.clear { "clear" } else { "trips" }.into(),
-            f.first_false_trips
-                .iter()
-                .take(3)
-                .map(|(a, b, n)| format!("{a}/{b} {n}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        ]);
+        t.row(free_cells(s));
     }
     t
+}
+
+/// How the free poses were sampled, in one line (the fit set's rays; every set shares them).
+pub fn free_line(r: &SweepReport) -> Option<String> {
+    let f = &r.set(crate::sweep::Set::Fit)?.free;
+    Some(format!(
+        "free space: {} rays x {} steps from the rest pose (ray seed {}): {} free; {} uniform poses: {} free",
+        f.rays, f.steps, f.ray_seed, f.ray_free, r.poses, f.uniform_free
+    ))
 }
 
 /// What the ACM's `always` rows hide, in one sentence: how many of them the meshes touch in
@@ -341,6 +384,7 @@ pub fn json(r: &SweepReport) -> serde_json::Value {
                     "contacts": s.rest.contacts.iter().map(|(a, b, d)| serde_json::json!({"a": a, "b": b, "distance_m": d})).collect::<Vec<_>>(),
                 },
                 "top_false_stops": top_json(&s.mesh.top_false_stops),
+                "free": free_json(&s.free),
             })
         })
         .collect();
@@ -397,10 +441,53 @@ pub fn json(r: &SweepReport) -> serde_json::Value {
             "touching_every_pose": r.always_exempt_touching,
             "apart_in_some_poses": r.always_exempt_apart.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "contact_poses": n})).collect::<Vec<_>>(),
         },
+        "headline": headline_json(r),
         "sets": sets,
         "missed": missed,
         "warnings": r.warnings,
         "timing": {"sweep_s": r.elapsed_s, "mesh_truth_s": r.mesh_s, "hull_truth_s": r.hull_s, "kernel_s": r.kernel_s, "kernel": timing},
+    })
+}
+
+/// One set's free space (see [`crate::truth::reach`]): every figure, and per ray its
+/// first mesh contact and first kernel trip.
+pub fn free_json(f: &FreeReport) -> serde_json::Value {
+    serde_json::json!({
+        "rays": f.rays,
+        "steps": f.steps,
+        "ray_seed": f.ray_seed,
+        "ray_free": f.ray_free,
+        "ray_refused": f.ray_refused,
+        "uniform_free": f.uniform_free,
+        "uniform_refused": f.uniform_refused,
+        "free_poses": f.free_poses(),
+        "refused_free": f.refused_free(),
+        "refused_free_pct": f.refused_free_pct(),
+        "reach_kept": f.reach_kept,
+        "rest_mesh_contacts": f.rest_mesh_contacts.iter().map(|(a, b)| serde_json::json!({"a": a, "b": b})).collect::<Vec<_>>(),
+        "first_false_trips": f.first_false_trips.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "rays": n})).collect::<Vec<_>>(),
+        "per_ray": f.per_ray.iter().map(|(t, k)| serde_json::json!({"t_truth": t, "t_trip": k})).collect::<Vec<_>>(),
+    })
+}
+
+/// The fit set's free space without the per-ray detail: what a user reads first.
+pub fn headline_json(r: &SweepReport) -> serde_json::Value {
+    let Some(s) = r.set(crate::sweep::Set::Fit) else {
+        return serde_json::Value::Null;
+    };
+    let f = &s.free;
+    serde_json::json!({
+        "set": s.set.as_str(),
+        "rays": f.rays,
+        "steps": f.steps,
+        "ray_seed": f.ray_seed,
+        "free_poses": f.free_poses(),
+        "refused_free": f.refused_free(),
+        "refused_free_pct": f.refused_free_pct(),
+        "reach_kept": f.reach_kept,
+        "rest_clear": s.rest.clear,
+        "rest_mesh_contacts": f.rest_mesh_contacts.iter().map(|(a, b)| serde_json::json!({"a": a, "b": b})).collect::<Vec<_>>(),
+        "first_false_trips": f.first_false_trips.iter().map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "rays": n})).collect::<Vec<_>>(),
     })
 }
 

@@ -71,6 +71,8 @@ impl Default for RayOptions {
 pub struct FreeReport {
     pub rays: usize,
     pub steps: usize,
+    /// Seed of the rays' goal poses.
+    pub ray_seed: u64,
     /// Free poses on the rays, and those the kernel refuses.
     pub ray_free: usize,
     pub ray_refused: usize,
@@ -86,6 +88,8 @@ pub struct FreeReport {
     /// Per ray: first mesh contact step, first kernel trip step (`steps + 1` / `None`
     /// when there is none).
     pub per_ray: Vec<(usize, Option<usize>)>,
+    /// Checked pairs whose meshes touch at the rest pose (then no ray has a free pose).
+    pub rest_mesh_contacts: Vec<(String, String)>,
 }
 
 impl FreeReport {
@@ -655,6 +659,7 @@ impl Prepared {
                 FreeReport {
                     rays: f.rays,
                     steps: f.steps,
+                    ray_seed: rays.seed,
                     ray_free: f.free_poses,
                     ray_refused: f.refused_free,
                     uniform_free: poses - j[0].contact_poses,
@@ -666,6 +671,11 @@ impl Prepared {
                         .map(|&((a, b), n)| (names[a].clone(), names[b].clone(), n))
                         .collect(),
                     per_ray: f.per_ray.iter().map(|v| (v.t_truth, v.t_trip)).collect(),
+                    rest_mesh_contacts: ray_contacts
+                        .rest_contacts
+                        .iter()
+                        .map(|&(a, b)| (names[a as usize].clone(), names[b as usize].clone()))
+                        .collect(),
                 }
             })
             .collect();
