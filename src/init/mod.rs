@@ -483,7 +483,7 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
                     description,
                     None,
                     format!(
-                        "no free rest pose: at q = 0 the meshes of {} touch, and the search from q = 0 found no pose where they and every other pair more than {} moving joints apart are apart; give `rest_pose` by hand",
+                        "no free rest pose: at q = 0 the meshes of {} touch, and the search from q = 0 found no pose where they and every other pair more than {} moving joints apart are apart; nothing is written: choose the rest pose yourself, and exempt by hand with `allow:` rows what it cannot part",
                         pair_list(zero_contacts, 3),
                         design::MAX_JOINTS_APART,
                     ),

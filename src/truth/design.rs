@@ -56,12 +56,12 @@ pub fn joints_apart(model: &Model, a: usize, b: usize) -> usize {
     moving(&ua) + moving(&ub)
 }
 
+/// Link pairs (kernel link indices).
+pub type Pairs = Vec<(usize, usize)>;
+
 /// `pairs` (kernel link indices, either order) as `(min, max)`, sorted, split into those at
 /// most [`MAX_JOINTS_APART`] moving joints apart (near) and the others (far).
-pub fn split_pairs(
-    model: &Model,
-    pairs: &[(usize, usize)],
-) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+pub fn split_pairs(model: &Model, pairs: &[(usize, usize)]) -> (Pairs, Pairs) {
     normalized_pairs(pairs, model.n_links())
         .into_iter()
         .map(|(a, b)| (a as usize, b as usize))
@@ -408,12 +408,12 @@ fn pull_back(
 ) -> usize {
     let mut tried = 0;
     for _ in 0..2 {
-        for d in 0..start.len() {
+        for (d, &origin) in start.iter().enumerate() {
             let from = s.q[d];
-            if from == start[d] {
+            if from == origin {
                 continue;
             }
-            s.q[d] = start[d];
+            s.q[d] = origin;
             tried += 1;
             if free(model, truth, pairs, s) {
                 continue;
@@ -422,7 +422,7 @@ fn pull_back(
             let (mut lo, mut hi) = (0.0f64, 1.0f64);
             for _ in 0..BISECTIONS {
                 let mid = 0.5 * (lo + hi);
-                s.q[d] = start[d] + mid * (from - start[d]);
+                s.q[d] = origin + mid * (from - origin);
                 tried += 1;
                 if free(model, truth, pairs, s) {
                     hi = mid;
@@ -433,7 +433,7 @@ fn pull_back(
             s.q[d] = if hi == 1.0 {
                 from
             } else {
-                start[d] + hi * (from - start[d])
+                origin + hi * (from - origin)
             };
         }
     }
@@ -502,7 +502,7 @@ mod tests {
     fn the_depth_at_rest_is_the_deepest_vertex_and_contact_without_depth_is_touching() {
         let names: Vec<String> = ["a", "b"].iter().map(|s| s.to_string()).collect();
         let map: BTreeMap<String, TriMesh> =
-            [("a".to_string(), cube(0.1)), ("b".to_string(), cube(0.1))]
+            [("a".to_string(), cube(0.1)), ("b".to_string(), cube(0.05))]
                 .into_iter()
                 .collect();
         let t = MeshTruth::new(&names, &map);
@@ -510,14 +510,15 @@ mod tests {
             rot: crate::kernel::vec3::rot_from_rpy([0.0; 3]),
             pos: [x, 0.0, 0.0],
         };
-        // b moved 0.17 along x: its corners at x = 0.07 lie 0.03 inside a.
-        match contact_at(&t, 0, &at(0.0), 1, &at(0.17)) {
+        // b (half 0.05) moved 0.12 along x: its inner corners at x = 0.07 lie 0.03 inside a
+        // (0.05 from its other faces); a's corners are outside b.
+        match contact_at(&t, 0, &at(0.0), 1, &at(0.12)) {
             AtPose::Deep(d) => assert!((d - 0.03).abs() < 1e-9, "{d}"),
             other => panic!("{other:?}"),
         }
         // Face to face: touching, no vertex inside.
-        assert_eq!(contact_at(&t, 0, &at(0.0), 1, &at(0.2)), AtPose::Touching);
-        assert_eq!(contact_at(&t, 0, &at(0.0), 1, &at(0.21)), AtPose::Apart);
+        assert_eq!(contact_at(&t, 0, &at(0.0), 1, &at(0.15)), AtPose::Touching);
+        assert_eq!(contact_at(&t, 0, &at(0.0), 1, &at(0.16)), AtPose::Apart);
     }
 
     #[test]
@@ -546,8 +547,9 @@ mod tests {
         let start = [0.0, 0.0, 0.0];
         assert_eq!(touching_at(&m, &t, &[(0, 3)], &start), vec![(0, 3)]);
         let found = nearest_free(&m, &t, &[(0, 3)], &start, &SearchOptions::default()).unwrap();
-        // The cube at radius 0.3 about (-0.3, 0, 0) leaves the base (half 0.1 plus 0.02·√2
-        // of its own) at a turn of about 2·asin(0.14/0.6)...; j2 and j3 are back at 0.
+        // Turned by t about (-0.3, 0, 0), the cube's centre is 0.3 sin t off the x axis: it
+        // leaves the base (half 0.1, plus up to 0.02 √2 of its own) near t = 0.44. The
+        // search keeps j2 and j3 at 0, which cannot free it.
         assert!(
             found.q[1].abs() < 1e-9 && found.q[2].abs() < 1e-9,
             "{:?}",
