@@ -1,12 +1,17 @@
 //! `collide init ROBOT_FILE [--out DIR] [--srdf FILE] [--adopt-contacts] [--force] [--json]`
 
 use super::args::InitArgs;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::init::{Init, InitOptions, RestChoice, plan, write};
 use crate::text::Table;
 use crate::truth::design::AtPose;
 
 pub fn run(args: InitArgs) -> Result<i32> {
+    if args.poses == 0 {
+        return Err(Error::input(
+            "--poses 0: the contacts by design are judged on at least one seeded pose",
+        ));
+    }
     let read = args.read.sweep_read();
     let options = InitOptions {
         out: args.out.clone(),

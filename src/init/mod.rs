@@ -348,195 +348,46 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
     refuse_existing(&config, options.force)?;
     let dir = config.parent().unwrap_or(Path::new(".")).to_path_buf();
 
-    // The SRDF: named, or found beside the description (dropped with a warning when it
-    // does not match the robot).
-    let xml = &options.read.load.mjcf_limits.xml;
-    let srdf_file = match &options.srdf {
-        Some(s) => {
-            loaded.srdf = Some(read_srdf(s, &loaded.robot, xml)?);
-            Some(s.clone())
-        }
-        None => match find_srdf(description) {
-            Some(s) => match read_srdf(&s, &loaded.robot, xml) {
-                Ok(srdf) => {
-                    loaded.srdf = Some(srdf);
-                    Some(s)
-                }
-                Err(e) => {
-                    warnings.push(format!(
-                        "{} lies beside the description but does not fit it ({}); it is not used (name one with --srdf)",
-                        s.display(),
-                        e.message
-                    ));
-                    None
-                }
-            },
-            None => None,
-        },
-    };
+    let srdf_file = attach_srdf(&mut loaded, description, options, &mut warnings)?;
     let resolver = PackageResolver::from_env(&options.read.load.package_paths, Some(&dir));
     let description_ref = resolver.reference_for(description, &dir);
     let srdf_ref = srdf_file.as_ref().map(|s| resolver.reference_for(s, &dir));
 
-    let Scene {
-        kernel: k,
-        truth,
-        checked,
-        near,
-        far,
-    } = scene(&loaded, &options.read)?;
-    let mut truth = truth;
+    let mut scene = scene(&loaded, &options.read)?;
     let bar = crate::progress::bar(options.poses as u64, "contacts by design");
     let contacts = design::near_contacts(
-        &k.model,
-        &truth,
-        &checked,
+        &scene.kernel.model,
+        &scene.truth,
+        &scene.checked,
         options.poses,
         options.seed,
         &bar,
     );
     bar.finish_and_clear();
-    let names = |pairs: Vec<(usize, usize)>| -> Vec<(String, String)> {
-        pairs
+    let rest = choose_rest(&loaded, &mut scene, options, description)?;
+    let k = &scene.kernel;
+    let candidates: Vec<NamedCandidate> =
+        design::candidates(&k.model, &scene.truth, &contacts, &rest.q)
             .into_iter()
-            .map(|(a, b)| (k.link_names[a].clone(), k.link_names[b].clone()))
-            .collect()
-    };
-
-    // The rest pose: the SRDF's states, q = 0, then the search.
-    let states: Vec<String> = loaded
-        .srdf
-        .as_ref()
-        .map(|s| s.group_states.iter().map(|g| g.name.clone()).collect())
-        .unwrap_or_default();
-    let mut seen = BTreeSet::new();
-    let mut options_tried: Vec<(Option<String>, Vec<f64>)> = Vec::new();
-    for state in states.into_iter().filter(|s| seen.insert(s.clone())) {
-        let q = rest_q(&loaded, &k, Some(RestPoseSpec::Named(state.clone())))?;
-        options_tried.push((Some(state), q));
-    }
-    let zero = rest_q(&loaded, &k, None)?;
-    options_tried.push((None, zero.clone()));
-    let touching: Vec<Vec<(usize, usize)>> = options_tried
-        .iter()
-        .map(|(_, q)| design::touching_at(&k.model, &truth, &far, q))
-        .collect();
-    // Far pairs touching in every seeded pose: no rest pose parts them.
-    let at_some: Vec<(usize, usize)> = touching
-        .iter()
-        .flatten()
-        .copied()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let stuck_counts =
-        design::mostly_touching(&k.model, &truth, &at_some, options.poses, options.seed);
-    let stuck: BTreeSet<(usize, usize)> = stuck_counts.iter().map(|&(a, b, _)| (a, b)).collect();
-    let fixable: Vec<(usize, usize)> = far.iter().copied().filter(|p| !stuck.contains(p)).collect();
-
-    // The rest pose: the SRDF's states, q = 0, then the search.
-    let mut tried = Vec::new();
-    let mut chosen: Option<(RestChoice, Vec<f64>)> = None;
-    for ((state, q), touching) in options_tried.into_iter().zip(touching) {
-        let touching: Vec<_> = touching
-            .into_iter()
-            .filter(|p| !stuck.contains(p))
+            .map(|c| NamedCandidate {
+                a: k.link_names[c.a].clone(),
+                b: k.link_names[c.b].clone(),
+                candidate: c,
+            })
             .collect();
-        if touching.is_empty() {
-            let choice = match state {
-                Some(s) => RestChoice::GroupState(s),
-                None => RestChoice::Zero,
-            };
-            chosen = Some((choice, q));
-            break;
-        }
-        tried.push(Tried {
-            label: match state {
-                Some(s) => format!("group_state {s}"),
-                None => "q = 0".into(),
-            },
-            far_contacts: names(touching),
-        });
-    }
-    let (rest, q) = match chosen {
-        Some(c) => c,
-        None => {
-            let mut found = None;
-            for clearance in SEARCH_CLEARANCES_M {
-                truth = truth.with_margin(clearance);
-                found = design::nearest_free(
-                    &k.model,
-                    &truth,
-                    &fixable,
-                    &zero,
-                    &SearchOptions::default(),
-                )
-                .map(|f| (f, clearance));
-                truth = truth.with_margin(0.0);
-                if found.is_some() {
-                    break;
-                }
-            }
-            let Some((found, clearance)) = found else {
-                let zero_contacts = &tried.last().expect("q = 0 was tried").far_contacts;
-                return Err(Error::at(
-                    description,
-                    None,
-                    format!(
-                        "no free rest pose: at q = 0 the meshes of {} touch, and the search from q = 0 found no pose where they and every other pair more than {} moving joints apart are apart; nothing is written: choose the rest pose yourself, and exempt by hand with `allow:` rows what it cannot part",
-                        pair_list(zero_contacts, 3),
-                        design::MAX_JOINTS_APART,
-                    ),
-                ));
-            };
-            let q = rounded(&k, &truth, &fixable, &zero, &found.q);
-            let values = k
-                .dof_names
-                .iter()
-                .zip(q.iter().zip(&zero))
-                .filter(|(_, (v, z))| v != z)
-                .map(|(n, (v, _))| (n.clone(), *v))
-                .collect();
-            (
-                RestChoice::Searched {
-                    values,
-                    distance: design::distance(&q, &zero),
-                    tried: found.tried,
-                    clearance_m: clearance,
-                },
-                q,
-            )
-        }
-    };
-
-    let candidates: Vec<NamedCandidate> = design::candidates(&k.model, &truth, &contacts, &q)
-        .into_iter()
-        .map(|c| NamedCandidate {
-            a: k.link_names[c.a].clone(),
-            b: k.link_names[c.b].clone(),
-            candidate: c,
-        })
-        .collect();
     let mut init = Init {
         name,
         description: description.to_path_buf(),
         config_path: config,
         description_ref,
         srdf_ref,
-        rest,
-        tried,
+        rest: rest.choice,
+        tried: rest.tried,
         candidates,
-        stuck: stuck_counts
-            .iter()
-            .map(|&(a, b, n)| StuckPair {
-                a: k.link_names[a].clone(),
-                b: k.link_names[b].clone(),
-                touching_poses: n,
-            })
-            .collect(),
+        stuck: rest.stuck,
         adopted: options.adopt_contacts,
-        checked_pairs: checked.len(),
-        near_pairs: near.len(),
+        checked_pairs: scene.checked.len(),
+        near_pairs: scene.near.len(),
         poses: options.poses,
         seed: options.seed,
         text: String::new(),
@@ -547,6 +398,190 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
         loaded.robot.format == crate::model::SourceFormat::Mjcf,
     );
     Ok(init)
+}
+
+/// The SRDF named with --srdf, or the one found beside the description (dropped with a
+/// warning when it does not fit the robot), read into `loaded`; its file.
+fn attach_srdf(
+    loaded: &mut LoadedRobot,
+    description: &Path,
+    options: &InitOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Option<PathBuf>> {
+    let xml = &options.read.load.mjcf_limits.xml;
+    if let Some(s) = &options.srdf {
+        loaded.srdf = Some(read_srdf(s, &loaded.robot, xml)?);
+        return Ok(Some(s.clone()));
+    }
+    let Some(s) = find_srdf(description) else {
+        return Ok(None);
+    };
+    match read_srdf(&s, &loaded.robot, xml) {
+        Ok(srdf) => {
+            loaded.srdf = Some(srdf);
+            Ok(Some(s))
+        }
+        Err(e) => {
+            warnings.push(format!(
+                "{} lies beside the description but does not fit it ({}); it is not used (name one with --srdf)",
+                s.display(),
+                e.message
+            ));
+            Ok(None)
+        }
+    }
+}
+
+/// The rest pose chosen, what was ruled out before it, and the far pairs left out of the
+/// choice.
+struct Rest {
+    choice: RestChoice,
+    /// Kernel dof order.
+    q: Vec<f64>,
+    tried: Vec<Tried>,
+    stuck: Vec<StuckPair>,
+}
+
+/// `truth` with contact at `margin`.
+fn set_margin(truth: &mut MeshTruth, margin: f64) {
+    let t = std::mem::replace(truth, MeshTruth::new(&[], &BTreeMap::new()));
+    *truth = t.with_margin(margin);
+}
+
+/// The rest pose: the SRDF's group_states in order, then q = 0, each taken when no far pair
+/// touches there (those in contact in most seeded poses aside: no pose parts them), then
+/// the search from q = 0, at the first clearance it reaches.
+fn choose_rest(
+    loaded: &LoadedRobot,
+    scene: &mut Scene,
+    options: &InitOptions,
+    description: &Path,
+) -> Result<Rest> {
+    let k = &scene.kernel;
+    let names = |pairs: Vec<(usize, usize)>| -> Vec<(String, String)> {
+        pairs
+            .into_iter()
+            .map(|(a, b)| (k.link_names[a].clone(), k.link_names[b].clone()))
+            .collect()
+    };
+    let mut seen = BTreeSet::new();
+    let mut poses: Vec<(Option<String>, Vec<f64>)> = Vec::new();
+    for g in loaded.srdf.iter().flat_map(|s| &s.group_states) {
+        if seen.insert(g.name.clone()) {
+            let q = rest_q(loaded, k, Some(RestPoseSpec::Named(g.name.clone())))?;
+            poses.push((Some(g.name.clone()), q));
+        }
+    }
+    let zero = rest_q(loaded, k, None)?;
+    poses.push((None, zero.clone()));
+    let touching: Vec<Vec<(usize, usize)>> = poses
+        .iter()
+        .map(|(_, q)| design::touching_at(&k.model, &scene.truth, &scene.far, q))
+        .collect();
+    let at_some: Vec<(usize, usize)> = touching
+        .iter()
+        .flatten()
+        .copied()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mostly = design::mostly_touching(
+        &k.model,
+        &scene.truth,
+        &at_some,
+        options.poses,
+        options.seed,
+    );
+    let stuck_set: BTreeSet<(usize, usize)> = mostly.iter().map(|&(a, b, _)| (a, b)).collect();
+    let stuck = mostly
+        .iter()
+        .map(|&(a, b, n)| StuckPair {
+            a: k.link_names[a].clone(),
+            b: k.link_names[b].clone(),
+            touching_poses: n,
+        })
+        .collect();
+
+    let mut tried = Vec::new();
+    for ((state, q), touching) in poses.into_iter().zip(touching) {
+        let touching: Vec<_> = touching
+            .into_iter()
+            .filter(|p| !stuck_set.contains(p))
+            .collect();
+        if touching.is_empty() {
+            let choice = match state {
+                Some(s) => RestChoice::GroupState(s),
+                None => RestChoice::Zero,
+            };
+            return Ok(Rest {
+                choice,
+                q,
+                tried,
+                stuck,
+            });
+        }
+        tried.push(Tried {
+            label: match state {
+                Some(s) => format!("group_state {s}"),
+                None => "q = 0".into(),
+            },
+            far_contacts: names(touching),
+        });
+    }
+
+    let fixable: Vec<(usize, usize)> = scene
+        .far
+        .iter()
+        .copied()
+        .filter(|p| !stuck_set.contains(p))
+        .collect();
+    let mut found = None;
+    for clearance in SEARCH_CLEARANCES_M {
+        set_margin(&mut scene.truth, clearance);
+        found = design::nearest_free(
+            &k.model,
+            &scene.truth,
+            &fixable,
+            &zero,
+            &SearchOptions::default(),
+        )
+        .map(|f| (f, clearance));
+        set_margin(&mut scene.truth, 0.0);
+        if found.is_some() {
+            break;
+        }
+    }
+    let Some((found, clearance)) = found else {
+        let zero_contacts = &tried.last().expect("q = 0 was tried").far_contacts;
+        return Err(Error::at(
+            description,
+            None,
+            format!(
+                "no free rest pose: at q = 0 the meshes of {} touch, and the search from q = 0 found no pose where they and every other pair more than {} moving joints apart are apart; nothing is written: choose the rest pose yourself, and exempt by hand with `allow:` rows what it cannot part",
+                pair_list(zero_contacts, 3),
+                design::MAX_JOINTS_APART,
+            ),
+        ));
+    };
+    let q = rounded(k, &scene.truth, &fixable, &zero, &found.q);
+    let values = k
+        .dof_names
+        .iter()
+        .zip(q.iter().zip(&zero))
+        .filter(|(_, (v, z))| v != z)
+        .map(|(n, (v, _))| (n.clone(), *v))
+        .collect();
+    Ok(Rest {
+        choice: RestChoice::Searched {
+            values,
+            distance: design::distance(&q, &zero),
+            tried: found.tried,
+            clearance_m: clearance,
+        },
+        q,
+        tried,
+        stuck,
+    })
 }
 
 fn refuse_existing(config: &Path, force: bool) -> Result<()> {

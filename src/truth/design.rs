@@ -169,6 +169,8 @@ impl Candidate {
     pub fn evidence(&self) -> String {
         let share = if self.touching_poses == self.poses && self.poses > 0 {
             format!("in every one of {} seeded poses", self.poses)
+        } else if self.touching_poses == 0 {
+            format!("in none of {} seeded poses", self.poses)
         } else {
             format!(
                 "in {:.1} % of {} seeded poses",
