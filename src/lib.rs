@@ -9,6 +9,7 @@ pub mod cli;
 pub mod error;
 pub mod fit;
 pub mod geom;
+pub mod init;
 pub mod io;
 pub mod kernel;
 pub mod lower;

@@ -16,6 +16,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Start a robot config (robots/NAME/robot.yaml) from a URDF or MJCF: its SRDF, a rest pose where the meshes are apart, and the contacts by design for you to decide.
+    Init(InitArgs),
     /// Links, joints, limits, mimic and per-link geometry of a robot.
     Inspect(InspectArgs),
     /// World pose of every link at a configuration.
@@ -31,6 +33,33 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Sweep every committed robot and write the HTML fleet report (and, asked for, the Markdown fleet page).
     Report(ReportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// A .urdf or an MJCF .xml.
+    pub robot: PathBuf,
+    /// Directory of the config (default: robots/NAME/, NAME the description's robot name).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The robot's SRDF (default: one beside the description: the same stem, or in a sibling srdf/ directory).
+    #[arg(long, value_name = "FILE")]
+    pub srdf: Option<PathBuf>,
+    /// Write the contacts by design as active `allow:` rows (their reason says they were adopted without review) instead of commented-out ones.
+    #[arg(long)]
+    pub adopt_contacts: bool,
+    /// Replace an existing DIR/robot.yaml.
+    #[arg(long)]
+    pub force: bool,
+    /// Seeded poses of the contact-by-design search.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub poses: usize,
+    #[arg(long, default_value_t = 20260924)]
+    pub seed: u64,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 pub mod acm;
 pub mod args;
 pub mod fk;
+pub mod init;
 pub mod inspect;
 pub mod lower;
 pub mod report;
@@ -20,6 +21,7 @@ pub fn run(cli: Cli) -> Result<i32> {
     // `--quiet` is the one global setting: every command reads it here, once.
     crate::messages::set_quiet(cli.command.read().quiet);
     match cli.command {
+        Command::Init(a) => init::run(a),
         Command::Inspect(a) => inspect::run(a),
         Command::Fk(a) => fk::run(a),
         Command::Lower(a) => lower::run(a),
@@ -34,6 +36,7 @@ impl Command {
     /// The reading options every command takes.
     fn read(&self) -> &ReadArgs {
         match self {
+            Command::Init(a) => &a.read,
             Command::Inspect(a) => &a.read,
             Command::Fk(a) => &a.read,
             Command::Lower(a) => &a.read,

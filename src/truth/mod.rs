@@ -10,10 +10,13 @@
 //!   refit;
 //! - [`hull`]: the second truth, each link's hull split among its primitives, exact GJK;
 //! - [`poses`]: seeded in-limit configurations and the one loop over them;
+//! - [`design`]: contacts by design (near pairs whose meshes touch at rest or in most
+//!   poses, with their evidence) and the search for a rest pose where the meshes are apart;
 //! - [`reach`]: free space, rays from the rest pose: the poses where the meshes are apart,
 //!   how many of them a kernel refuses, and how far along each ray it lets the robot go.
 
 pub mod contacts;
+pub mod design;
 pub mod hull;
 pub mod judge;
 pub mod mesh;

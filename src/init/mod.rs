@@ -1,0 +1,1037 @@
+//! `collide init`: a new robot's config, `DIR/robot.yaml`, written from its description
+//! with the two decisions only its user can make laid out with their evidence: the rest
+//! pose and the contacts by design (see [`crate::truth::design`]).
+//!
+//! No manifest exists yet, so the kinematics come from a skeleton manifest (the robot's
+//! joints, no primitives, no ACM) loaded into the kernel, and every contact from the links'
+//! real meshes. The checked pairs are those `acm regenerate` will check at least: both links
+//! with geometry, not adjacent by the ACM's rule.
+//!
+//! The rest pose is the first SRDF `group_state` where no checked pair's meshes touch,
+//! contacts by design aside (near pairs, at most two moving joints apart, touching there
+//! are candidates); else q = 0 clamped into the limits on the same terms; else the nearest
+//! free pose a seeded search from q = 0 finds, written as a joint map. Pairs further apart
+//! that touch are never candidates: the rest pose is the fix.
+//!
+//! [`plan`] computes everything and writes nothing; [`write`] writes the config atomically
+//! and loads it back (a config that does not load is taken back). The text depends on the
+//! inputs alone, not on the thread count.
+
+use crate::acm::adjacency::LinkTree;
+use crate::error::{Error, Result};
+use crate::io::package::PackageResolver;
+use crate::io::robot::{LoadedRobot, ReadOptions, RestPoseSpec, RobotConfig, load_robot};
+use crate::io::srdf::read_srdf;
+use crate::kernel::model::JointKind;
+use crate::manifest::kernel::{LoadedKernel, load_kernel};
+use crate::manifest::{self, Manifest};
+use crate::messages::one_line;
+use crate::truth::design::{self, AtPose, Candidate, SearchOptions};
+use crate::truth::mesh::MeshTruth;
+use crate::truth::meshes::{load_meshes, truths};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Clearances the searched rest pose keeps between the meshes of every far pair (m), the
+/// first the search reaches: a rest pose the meshes barely clear would trip on any
+/// primitive around them, so 0 comes last.
+pub const SEARCH_CLEARANCES_M: [f64; 5] = [0.01, 0.005, 0.002, 0.001, 0.0];
+/// Decimals tried for the searched rest pose's joint values, the fewest that stay free.
+const REST_DECIMALS: [i32; 3] = [4, 5, 6];
+
+#[derive(Debug, Clone)]
+pub struct InitOptions {
+    /// The config's directory (default `robots/NAME/`).
+    pub out: Option<PathBuf>,
+    /// The SRDF (default: one found beside the description, [`find_srdf`]).
+    pub srdf: Option<PathBuf>,
+    /// Write the candidates as active `allow:` rows.
+    pub adopt_contacts: bool,
+    /// Replace an existing `robot.yaml`.
+    pub force: bool,
+    /// Seeded poses of the candidate search, and their seed.
+    pub poses: usize,
+    pub seed: u64,
+    pub read: ReadOptions,
+}
+
+impl InitOptions {
+    pub fn new(read: ReadOptions) -> Self {
+        InitOptions {
+            out: None,
+            srdf: None,
+            adopt_contacts: false,
+            force: false,
+            poses: design::POSES,
+            seed: design::SEED,
+            read,
+        }
+    }
+}
+
+/// The rest pose chosen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RestChoice {
+    /// An SRDF group_state, by name.
+    GroupState(String),
+    /// q = 0 clamped into the limits (no `rest_pose` written).
+    Zero,
+    /// Found by the search from q = 0: the joints it moves and their values, the
+    /// joint-space distance from q = 0 (rad and m), the poses tried and the clearance the
+    /// far pairs keep (the first of [`SEARCH_CLEARANCES_M`] the search reaches).
+    Searched {
+        values: Vec<(String, f64)>,
+        distance: f64,
+        tried: usize,
+        clearance_m: f64,
+    },
+}
+
+/// A rest pose tried before the choice, and the pairs that ruled it out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tried {
+    /// `group_state half_sitting`, `q = 0`.
+    pub label: String,
+    /// Far pairs (more than two moving joints apart) whose meshes touch there.
+    pub far_contacts: Vec<(String, String)>,
+}
+
+/// A candidate with its links' names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedCandidate {
+    pub a: String,
+    pub b: String,
+    pub candidate: Candidate,
+}
+
+/// A far pair in contact in most poses (see [`Init::stuck`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StuckPair {
+    pub a: String,
+    pub b: String,
+    /// Seeded poses whose meshes touch, of [`Init::poses`].
+    pub touching_poses: usize,
+}
+
+/// What `collide init` makes of a description, before anything is written.
+#[derive(Debug, Clone)]
+pub struct Init {
+    pub name: String,
+    pub description: PathBuf,
+    pub config_path: PathBuf,
+    /// The references as written in the config.
+    pub description_ref: String,
+    pub srdf_ref: Option<String>,
+    pub rest: RestChoice,
+    /// The rest poses ruled out before the choice, in the order tried.
+    pub tried: Vec<Tried>,
+    pub candidates: Vec<NamedCandidate>,
+    /// Far pairs whose meshes touch at a rest pose tried and in at least half the seeded
+    /// poses: no rest pose can be expected to part them, and they are too far apart to be
+    /// contacts by design; left out of the rest pose's choice and reported.
+    pub stuck: Vec<StuckPair>,
+    pub adopted: bool,
+    pub checked_pairs: usize,
+    pub near_pairs: usize,
+    pub poses: usize,
+    pub seed: u64,
+    /// The config's text.
+    pub text: String,
+    pub warnings: Vec<String>,
+}
+
+/// The SRDF beside a description: `STEM.srdf` in its directory or in a sibling `srdf/`
+/// directory (example-robot-data's layout), else in that `srdf/` directory the longest
+/// `NAME.srdf` whose NAME begins the description's stem (`talos.srdf` for
+/// `talos_reduced.urdf`), else the only `.srdf` there.
+pub fn find_srdf(description: &Path) -> Option<PathBuf> {
+    let stem = description.file_stem()?.to_string_lossy().into_owned();
+    let dir = description.parent().unwrap_or(Path::new("."));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let sibling = dir.parent().map(|p| p.join("srdf"));
+    let same = format!("{stem}.srdf");
+    for d in std::iter::once(dir.to_path_buf()).chain(sibling.clone()) {
+        let p = d.join(&same);
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    let sibling = sibling?;
+    let mut srdfs: Vec<(String, PathBuf)> = std::fs::read_dir(&sibling)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "srdf"))
+        .filter_map(|p| Some((p.file_stem()?.to_string_lossy().into_owned(), p)))
+        .collect();
+    srdfs.sort();
+    let begins = |s: &str| {
+        stem.strip_prefix(s)
+            .is_some_and(|rest| rest.starts_with(['_', '-', '.']))
+    };
+    if let Some((_, p)) = srdfs
+        .iter()
+        .filter(|(s, _)| begins(s))
+        .max_by_key(|(s, _)| s.len())
+    {
+        return Some(p.clone());
+    }
+    (srdfs.len() == 1).then(|| srdfs[0].1.clone())
+}
+
+/// A robot name as a directory name: letters, digits, `_`, `-` and `.` kept, the rest `_`.
+pub fn dir_name(name: &str, fallback: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_-.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.trim_matches(['_', '.']).is_empty() {
+        fallback.to_string()
+    } else {
+        clean
+    }
+}
+
+/// Where the config goes: `out/robot.yaml`, else `robots/NAME/robot.yaml`.
+pub fn config_path(out: Option<&Path>, name: &str) -> PathBuf {
+    match out {
+        Some(d) => d.join("robot.yaml"),
+        None => Path::new("robots").join(name).join("robot.yaml"),
+    }
+}
+
+/// The robot's joints without any primitive: what the kernel needs for forward kinematics.
+fn skeleton(loaded: &LoadedRobot) -> Manifest {
+    let robot = &loaded.robot;
+    Manifest {
+        schema_version: manifest::SCHEMA_VERSION,
+        robot: robot.name.clone(),
+        generator: String::new(),
+        sources: Vec::new(),
+        headroom_m: 0.0,
+        hull_headroom_m: 0.0,
+        margin_m: 0.0,
+        rest_pose: manifest::RestPose {
+            q: manifest::JointValues::default(),
+            clear: true,
+            min_distance_m: 0.0,
+        },
+        joints: robot
+            .joints
+            .iter()
+            .map(|j| manifest::fit::manifest_joint(robot, j))
+            .collect(),
+        links: Vec::new(),
+        acm: Vec::new(),
+    }
+}
+
+/// The rest pose `spec` (none: q = 0 clamped) as the config would give it, in kernel dof
+/// order.
+fn rest_q(loaded: &LoadedRobot, k: &LoadedKernel, spec: Option<RestPoseSpec>) -> Result<Vec<f64>> {
+    let mut with = loaded.clone();
+    with.config = Some(RobotConfig {
+        name: loaded.robot.name.clone(),
+        urdf: None,
+        srdf: None,
+        mjcf: None,
+        rest_pose: spec,
+        allow: Vec::new(),
+        xacro_args: Default::default(),
+    });
+    let rest = with.rest_pose()?;
+    let values = manifest::JointValues(
+        loaded
+            .robot
+            .active_joints()
+            .map(|(i, j)| (j.name.clone(), rest.values[i]))
+            .collect(),
+    );
+    Ok(k.q_from(&values))
+}
+
+/// The pairs the kernel will check at least: both links with geometry, not adjacent by the
+/// ACM's rule (kernel link indices, `a < b`, sorted).
+fn checked_pairs(k: &LoadedKernel, has_geometry: &[bool]) -> Vec<(usize, usize)> {
+    let links = k.model.links();
+    let tree = LinkTree {
+        parent: links.iter().map(|l| l.parent).collect(),
+        fixed_to_parent: links
+            .iter()
+            .map(|l| l.joint.kind == JointKind::Fixed)
+            .collect(),
+        has_geometry: has_geometry.to_vec(),
+    };
+    let adjacent: BTreeSet<(usize, usize)> = tree
+        .adjacent_pairs()
+        .into_iter()
+        .map(|(a, b, _)| (a, b))
+        .collect();
+    let n = links.len();
+    let mut out = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            if has_geometry[a] && has_geometry[b] && !adjacent.contains(&(a, b)) {
+                out.push((a, b));
+            }
+        }
+    }
+    out
+}
+
+/// A robot without a manifest, as `init` sees it: the kernel of its skeleton (forward
+/// kinematics only), its meshes, and the pairs to look at.
+pub struct Scene {
+    pub kernel: LoadedKernel,
+    /// By kernel link index, margin 0.
+    pub truth: MeshTruth,
+    /// Both links with geometry, not adjacent (kernel link indices, `a < b`, sorted).
+    pub checked: Vec<(usize, usize)>,
+    /// `checked` split by [`design::split_pairs`].
+    pub near: Vec<(usize, usize)>,
+    pub far: Vec<(usize, usize)>,
+}
+
+/// Kinematics from a skeleton manifest, contacts from the real meshes (read within `read`'s
+/// limits).
+pub fn scene(loaded: &LoadedRobot, read: &ReadOptions) -> Result<Scene> {
+    let kernel = load_kernel(&skeleton(loaded))?;
+    let cache = load_meshes(&loaded.robot, &read.mesh_limits, read.max_total_triangles)?;
+    let meshes: BTreeMap<String, _> = truths(&loaded.robot, &cache)?.into_iter().collect();
+    let truth = MeshTruth::new(&kernel.link_names, &meshes);
+    let has_geometry: Vec<bool> = kernel
+        .link_names
+        .iter()
+        .map(|n| meshes.contains_key(n))
+        .collect();
+    let checked = checked_pairs(&kernel, &has_geometry);
+    let (near, far) = design::split_pairs(&kernel.model, &checked);
+    Ok(Scene {
+        kernel,
+        truth,
+        checked,
+        near,
+        far,
+    })
+}
+
+/// Reads the description, its SRDF and meshes, and decides the config; writes nothing.
+pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
+    let ext = description
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if !matches!(ext.as_str(), "urdf" | "xml" | "mjcf") {
+        return Err(Error::at(
+            description,
+            None,
+            "is not a .urdf or an MJCF .xml: `collide init` starts a robot config from its description",
+        ));
+    }
+    let mut loaded = load_robot(description, &options.read.load)?;
+    let mut warnings = loaded.robot.warnings.clone();
+    let fallback = description
+        .file_stem()
+        .map(|s| dir_name(&s.to_string_lossy(), "robot"))
+        .unwrap_or_else(|| "robot".into());
+    let name = dir_name(&loaded.robot.name, &fallback);
+    let config = config_path(options.out.as_deref(), &name);
+    refuse_existing(&config, options.force)?;
+    let dir = config.parent().unwrap_or(Path::new(".")).to_path_buf();
+
+    let srdf_file = attach_srdf(&mut loaded, description, options, &mut warnings)?;
+    let resolver = PackageResolver::from_env(&options.read.load.package_paths, Some(&dir));
+    let description_ref = resolver.reference_for(description, &dir);
+    let srdf_ref = srdf_file.as_ref().map(|s| resolver.reference_for(s, &dir));
+
+    let mut scene = scene(&loaded, &options.read)?;
+    let bar = crate::progress::bar(options.poses as u64, "contacts by design");
+    let contacts = design::near_contacts(
+        &scene.kernel.model,
+        &scene.truth,
+        &scene.checked,
+        options.poses,
+        options.seed,
+        &bar,
+    );
+    bar.finish_and_clear();
+    let rest = choose_rest(&loaded, &mut scene, options, description)?;
+    let k = &scene.kernel;
+    let candidates: Vec<NamedCandidate> =
+        design::candidates(&k.model, &scene.truth, &contacts, &rest.q)
+            .into_iter()
+            .map(|c| NamedCandidate {
+                a: k.link_names[c.a].clone(),
+                b: k.link_names[c.b].clone(),
+                candidate: c,
+            })
+            .collect();
+    let mut init = Init {
+        name,
+        description: description.to_path_buf(),
+        config_path: config,
+        description_ref,
+        srdf_ref,
+        rest: rest.choice,
+        tried: rest.tried,
+        candidates,
+        stuck: rest.stuck,
+        adopted: options.adopt_contacts,
+        checked_pairs: scene.checked.len(),
+        near_pairs: scene.near.len(),
+        poses: options.poses,
+        seed: options.seed,
+        text: String::new(),
+        warnings,
+    };
+    init.text = config_text(
+        &init,
+        loaded.robot.format == crate::model::SourceFormat::Mjcf,
+    );
+    Ok(init)
+}
+
+/// The SRDF named with --srdf, or the one found beside the description (dropped with a
+/// warning when it does not fit the robot), read into `loaded`; its file.
+fn attach_srdf(
+    loaded: &mut LoadedRobot,
+    description: &Path,
+    options: &InitOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Option<PathBuf>> {
+    let xml = &options.read.load.mjcf_limits.xml;
+    if let Some(s) = &options.srdf {
+        loaded.srdf = Some(read_srdf(s, &loaded.robot, xml)?);
+        return Ok(Some(s.clone()));
+    }
+    let Some(s) = find_srdf(description) else {
+        return Ok(None);
+    };
+    match read_srdf(&s, &loaded.robot, xml) {
+        Ok(srdf) => {
+            loaded.srdf = Some(srdf);
+            Ok(Some(s))
+        }
+        Err(e) => {
+            warnings.push(format!(
+                "{} lies beside the description but does not fit it ({}); it is not used (name one with --srdf)",
+                s.display(),
+                e.message
+            ));
+            Ok(None)
+        }
+    }
+}
+
+/// The rest pose chosen, what was ruled out before it, and the far pairs left out of the
+/// choice.
+struct Rest {
+    choice: RestChoice,
+    /// Kernel dof order.
+    q: Vec<f64>,
+    tried: Vec<Tried>,
+    stuck: Vec<StuckPair>,
+}
+
+/// `truth` with contact at `margin`.
+fn set_margin(truth: &mut MeshTruth, margin: f64) {
+    let t = std::mem::replace(truth, MeshTruth::new(&[], &BTreeMap::new()));
+    *truth = t.with_margin(margin);
+}
+
+/// The rest pose: the SRDF's group_states in order, then q = 0, each taken when no far pair
+/// touches there (those in contact in most seeded poses aside: no pose parts them), then
+/// the search from q = 0, at the first clearance it reaches.
+fn choose_rest(
+    loaded: &LoadedRobot,
+    scene: &mut Scene,
+    options: &InitOptions,
+    description: &Path,
+) -> Result<Rest> {
+    let k = &scene.kernel;
+    let names = |pairs: Vec<(usize, usize)>| -> Vec<(String, String)> {
+        pairs
+            .into_iter()
+            .map(|(a, b)| (k.link_names[a].clone(), k.link_names[b].clone()))
+            .collect()
+    };
+    let mut seen = BTreeSet::new();
+    let mut poses: Vec<(Option<String>, Vec<f64>)> = Vec::new();
+    for g in loaded.srdf.iter().flat_map(|s| &s.group_states) {
+        if seen.insert(g.name.clone()) {
+            let q = rest_q(loaded, k, Some(RestPoseSpec::Named(g.name.clone())))?;
+            poses.push((Some(g.name.clone()), q));
+        }
+    }
+    let zero = rest_q(loaded, k, None)?;
+    poses.push((None, zero.clone()));
+    let touching: Vec<Vec<(usize, usize)>> = poses
+        .iter()
+        .map(|(_, q)| design::touching_at(&k.model, &scene.truth, &scene.far, q))
+        .collect();
+    let at_some: Vec<(usize, usize)> = touching
+        .iter()
+        .flatten()
+        .copied()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mostly = design::mostly_touching(
+        &k.model,
+        &scene.truth,
+        &at_some,
+        options.poses,
+        options.seed,
+    );
+    let stuck_set: BTreeSet<(usize, usize)> = mostly.iter().map(|&(a, b, _)| (a, b)).collect();
+    let stuck = mostly
+        .iter()
+        .map(|&(a, b, n)| StuckPair {
+            a: k.link_names[a].clone(),
+            b: k.link_names[b].clone(),
+            touching_poses: n,
+        })
+        .collect();
+
+    let mut tried = Vec::new();
+    for ((state, q), touching) in poses.into_iter().zip(touching) {
+        let touching: Vec<_> = touching
+            .into_iter()
+            .filter(|p| !stuck_set.contains(p))
+            .collect();
+        if touching.is_empty() {
+            let choice = match state {
+                Some(s) => RestChoice::GroupState(s),
+                None => RestChoice::Zero,
+            };
+            return Ok(Rest {
+                choice,
+                q,
+                tried,
+                stuck,
+            });
+        }
+        tried.push(Tried {
+            label: match state {
+                Some(s) => format!("group_state {s}"),
+                None => "q = 0".into(),
+            },
+            far_contacts: names(touching),
+        });
+    }
+
+    let fixable: Vec<(usize, usize)> = scene
+        .far
+        .iter()
+        .copied()
+        .filter(|p| !stuck_set.contains(p))
+        .collect();
+    let mut found = None;
+    for clearance in SEARCH_CLEARANCES_M {
+        set_margin(&mut scene.truth, clearance);
+        found = design::nearest_free(
+            &k.model,
+            &scene.truth,
+            &fixable,
+            &zero,
+            &SearchOptions::default(),
+        )
+        .map(|f| (f, clearance));
+        set_margin(&mut scene.truth, 0.0);
+        if found.is_some() {
+            break;
+        }
+    }
+    let Some((found, clearance)) = found else {
+        let zero_contacts = &tried.last().expect("q = 0 was tried").far_contacts;
+        return Err(Error::at(
+            description,
+            None,
+            format!(
+                "no free rest pose: at q = 0 the meshes of {} touch, and the search from q = 0 found no pose where they and every other pair more than {} moving joints apart are apart; nothing is written: choose the rest pose yourself, and exempt by hand with `allow:` rows what it cannot part",
+                pair_list(zero_contacts, 3),
+                design::MAX_JOINTS_APART,
+            ),
+        ));
+    };
+    let q = rounded(k, &scene.truth, &fixable, &zero, &found.q);
+    let values = k
+        .dof_names
+        .iter()
+        .zip(q.iter().zip(&zero))
+        .filter(|(_, (v, z))| v != z)
+        .map(|(n, (v, _))| (n.clone(), *v))
+        .collect();
+    Ok(Rest {
+        choice: RestChoice::Searched {
+            values,
+            distance: design::distance(&q, &zero),
+            tried: found.tried,
+            clearance_m: clearance,
+        },
+        q,
+        tried,
+        stuck,
+    })
+}
+
+fn refuse_existing(config: &Path, force: bool) -> Result<()> {
+    if !force && std::fs::symlink_metadata(config).is_ok() {
+        return Err(Error::at(
+            config,
+            None,
+            "exists; `collide init` does not replace a config unless given --force",
+        ));
+    }
+    Ok(())
+}
+
+/// The searched pose with its values rounded to the fewest of [`REST_DECIMALS`] (within
+/// the limits) that keep it free, else as found.
+fn rounded(
+    k: &LoadedKernel,
+    truth: &MeshTruth,
+    far: &[(usize, usize)],
+    zero: &[f64],
+    q: &[f64],
+) -> Vec<f64> {
+    for decimals in REST_DECIMALS {
+        let scale = 10f64.powi(decimals);
+        let r: Vec<f64> = q
+            .iter()
+            .zip(zero)
+            .enumerate()
+            .map(|(d, (&v, &z))| {
+                if v == z {
+                    return z;
+                }
+                let (lo, hi) = k.model.dof_range(d);
+                let v = ((v * scale).round() / scale).clamp(lo, hi);
+                if v == 0.0 { 0.0 } else { v }
+            })
+            .collect();
+        if design::touching_at(&k.model, truth, far, &r).is_empty() {
+            return r;
+        }
+    }
+    q.to_vec()
+}
+
+/// `a/b, c/d and 3 more`.
+fn pair_list(pairs: &[(String, String)], max: usize) -> String {
+    let shown: Vec<String> = pairs
+        .iter()
+        .take(max)
+        .map(|(a, b)| format!("{a}/{b}"))
+        .collect();
+    let mut s = shown.join(", ");
+    if pairs.len() > max {
+        s += &format!(" and {} more pair(s)", pairs.len() - max);
+    }
+    s
+}
+
+/// `name` as a YAML scalar: plain when that reads back as the same string, else quoted.
+fn scalar(name: &str) -> String {
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c))
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && !matches!(
+            name.to_ascii_lowercase().as_str(),
+            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
+        );
+    if plain {
+        name.to_string()
+    } else {
+        quoted(name)
+    }
+}
+
+/// A file reference (`package://pkg/x.urdf`, `../x.urdf`) as a YAML scalar: plain when a
+/// colon in it is never followed by a space or the end, as YAML allows.
+fn reference(text: &str) -> String {
+    let colons_ok = text
+        .match_indices(':')
+        .all(|(i, _)| text[i + 1..].starts_with(|c: char| c != ' '));
+    let plain = colons_ok
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:".contains(c))
+        && text.starts_with(|c: char| c.is_ascii_alphanumeric() || "_./".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        quoted(text)
+    }
+}
+
+/// A double-quoted YAML scalar (JSON's escapes are YAML's).
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serializes")
+}
+
+/// A number as YAML reads it back exactly.
+fn number(v: f64) -> String {
+    format!("{v:?}")
+}
+
+/// Comment lines of `text`, wrapped at about 92 columns, each `indent# ...`.
+fn comment(indent: &str, text: &str) -> String {
+    let text = one_line(text);
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && indent.len() + 2 + line.len() + 1 + word.len() > 92 {
+            out += &format!("{indent}# {line}\n");
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line += word;
+    }
+    if !line.is_empty() {
+        out += &format!("{indent}# {line}\n");
+    }
+    out
+}
+
+/// Why the rest poses before the choice were not taken.
+fn tried_text(tried: &[Tried]) -> String {
+    tried
+        .iter()
+        .map(|t| {
+            format!(
+                "{}: the meshes of {} touch there",
+                t.label,
+                pair_list(&t.far_contacts, 3)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The reason of an adopted row.
+pub fn adopted_reason(c: &Candidate) -> String {
+    format!(
+        "adopted by collide init without review, as a contact by design: {}",
+        c.evidence()
+    )
+}
+
+/// The config's text.
+fn config_text(init: &Init, mjcf: bool) -> String {
+    let mut t = String::new();
+    t += &comment(
+        "",
+        &format!(
+            "Written by `collide init` from {}. Review the rest pose and the contacts by design below: they are yours to decide.",
+            init.description.display()
+        ),
+    );
+    t += &format!("name: {}\n", scalar(&init.name));
+    t += &format!(
+        "{}: {}\n",
+        if mjcf { "mjcf" } else { "urdf" },
+        reference(&init.description_ref)
+    );
+    if let Some(s) = &init.srdf_ref {
+        t += &format!("srdf: {}\n", reference(s));
+    }
+    let far = format!(
+        "pairs more than {} moving joints apart are never contacts by design: the rest pose is the fix",
+        design::MAX_JOINTS_APART
+    );
+    let ruled_out = if init.tried.is_empty() {
+        String::new()
+    } else {
+        format!(" Not taken: {} ({far}).", tried_text(&init.tried))
+    };
+    match &init.rest {
+        RestChoice::GroupState(name) => {
+            t += &comment(
+                "",
+                &format!(
+                    "The first SRDF group_state where no checked pair's meshes touch, contacts by design aside.{ruled_out}"
+                ),
+            );
+            t += &format!("rest_pose: {}\n", scalar(name));
+        }
+        RestChoice::Zero => {
+            t += &comment(
+                "",
+                &format!(
+                    "No rest_pose: q = 0 clamped into the limits, where no checked pair's meshes touch, contacts by design aside.{ruled_out}"
+                ),
+            );
+        }
+        RestChoice::Searched {
+            values,
+            distance,
+            tried,
+            clearance_m,
+        } => {
+            let apart = if *clearance_m > 0.0 {
+                format!("at least {} mm apart", clearance_m * 1e3)
+            } else {
+                "apart".to_string()
+            };
+            t += &comment(
+                "",
+                &format!(
+                    "The nearest pose to q = 0 a seeded search found ({tried} poses tried) where the meshes of every pair more than {} moving joints apart are {apart}: joint-space distance {distance:.3} from q = 0; the joints not named stay at q = 0 clamped.{ruled_out}",
+                    design::MAX_JOINTS_APART,
+                ),
+            );
+            t += "rest_pose:\n";
+            for (joint, v) in values {
+                t += &format!("  {}: {}\n", scalar(joint), number(*v));
+            }
+        }
+    }
+    if !init.stuck.is_empty() {
+        t += &comment(
+            "",
+            &format!(
+                "These pairs, more than {} moving joints apart, touch at the rest poses tried and in at least {:.0} % of {} seeded poses: no rest pose can be expected to part them, and they are too far apart to be contacts by design by collide's rule, so no row is offered. `acm regenerate` may prove them `always`; if it cannot, decide them yourself: {}.",
+                design::MAX_JOINTS_APART,
+                100.0 * design::MIN_SHARE,
+                init.poses,
+                init.stuck
+                    .iter()
+                    .map(|p| format!(
+                        "{}/{} ({:.1} %)",
+                        p.a,
+                        p.b,
+                        100.0 * p.touching_poses as f64 / init.poses.max(1) as f64
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    let rule = format!(
+        "checked pairs at most {} moving joints apart whose meshes touch at the rest pose or in at least {:.0} % of {} seeded poses (seed {})",
+        design::MAX_JOINTS_APART,
+        100.0 * design::MIN_SHARE,
+        init.poses,
+        init.seed
+    );
+    if init.candidates.is_empty() {
+        t += &comment("", &format!("No contacts by design found: no {rule}."));
+        return t;
+    }
+    if init.adopted {
+        t += &comment(
+            "",
+            &format!(
+                "Contacts by design, adopted by `collide init --adopt-contacts` without review: {rule}. Keep the rows you confirm, with your own reason, and remove the others."
+            ),
+        );
+    } else {
+        t += &comment(
+            "",
+            &format!(
+                "Contacts by design for you to decide: {rule}. Uncomment `allow:` and the rows you confirm, and write why they touch."
+            ),
+        );
+    }
+    // Commented out as a whole, `allow:` included: a YAML reader looks past the comments
+    // after a key with no value, and gives up after a few dozen.
+    let mut rows = String::from("allow:\n");
+    for c in &init.candidates {
+        let mut evidence = format!("{} / {}: {}", c.a, c.b, c.candidate.evidence());
+        if c.candidate.only_at_rest() {
+            evidence += "; it touches at this rest pose but in fewer than half the seeded poses: another rest pose may be the fix";
+        }
+        if c.candidate.touching_poses == c.candidate.poses {
+            evidence += " (`acm regenerate` may prove it `always`)";
+        }
+        rows += &comment("  ", &evidence);
+        let reason = if init.adopted {
+            adopted_reason(&c.candidate)
+        } else {
+            "TODO: why these links touch by design".to_string()
+        };
+        rows += &format!(
+            "  - {{a: {}, b: {}, reason: {}}}\n",
+            scalar(&c.a),
+            scalar(&c.b),
+            quoted(&reason)
+        );
+    }
+    if init.adopted {
+        t += &rows;
+    } else {
+        for line in rows.lines() {
+            t += &format!("# {line}\n");
+        }
+    }
+    t
+}
+
+/// Writes the config atomically (creating its directory), then loads it back: a config
+/// that does not load is taken back (the old one restored under --force) and the error
+/// returned.
+pub fn write(init: &Init, force: bool, read: &ReadOptions) -> Result<()> {
+    refuse_existing(&init.config_path, force)?;
+    let dir = init.config_path.parent().unwrap_or(Path::new("."));
+    let created = !dir.as_os_str().is_empty() && !dir.exists();
+    if created {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::at(dir, None, format!("cannot create the directory: {e}")))?;
+    }
+    let old = std::fs::read(&init.config_path).ok();
+    crate::io::atomic::write_atomic(&init.config_path, init.text.as_bytes())?;
+    let check = load_robot(&init.config_path, &read.load).and_then(|l| {
+        let allow = l.config.as_ref().map_or(0, |c| c.allow.len());
+        let want = if init.adopted {
+            init.candidates.len()
+        } else {
+            0
+        };
+        if allow == want {
+            Ok(())
+        } else {
+            Err(Error::at(
+                &init.config_path,
+                None,
+                format!("reads back {allow} allow row(s), not {want}"),
+            ))
+        }
+    });
+    if let Err(mut e) = check {
+        match old {
+            Some(bytes) => crate::io::atomic::write_atomic(&init.config_path, &bytes)?,
+            None => {
+                let _ = std::fs::remove_file(&init.config_path);
+                if created {
+                    let _ = std::fs::remove_dir(dir);
+                }
+            }
+        }
+        e.message = format!(
+            "the config `collide init` wrote does not load, so it was taken back: {}",
+            e.message
+        );
+        return Err(e);
+    }
+    Ok(())
+}
+
+impl Init {
+    /// The rest pose as one phrase: `group_state half_sitting`, `q = 0`, `searched`.
+    pub fn rest_label(&self) -> String {
+        match &self.rest {
+            RestChoice::GroupState(n) => format!("group_state {n}"),
+            RestChoice::Zero => "q = 0 (clamped into the limits)".into(),
+            RestChoice::Searched { values, .. } => {
+                format!("searched: {} joint(s) moved from q = 0", values.len())
+            }
+        }
+    }
+
+    /// Far pairs touching at the poses ruled out, for the summary.
+    pub fn ruled_out(&self) -> String {
+        tried_text(&self.tried)
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        let rest = match &self.rest {
+            RestChoice::GroupState(n) => serde_json::json!({"kind": "group_state", "name": n}),
+            RestChoice::Zero => serde_json::json!({"kind": "zero"}),
+            RestChoice::Searched {
+                values,
+                distance,
+                tried,
+                clearance_m,
+            } => {
+                let q: serde_json::Map<String, serde_json::Value> = values
+                    .iter()
+                    .map(|(n, v)| (n.clone(), serde_json::json!(v)))
+                    .collect();
+                serde_json::json!({"kind": "searched", "q": q, "distance": distance,
+                    "poses_tried": tried, "clearance_m": clearance_m})
+            }
+        };
+        let tried: Vec<_> = self
+            .tried
+            .iter()
+            .map(|t| {
+                serde_json::json!({"pose": t.label, "far_contacts":
+                    t.far_contacts.iter().map(|(a, b)| serde_json::json!([a, b])).collect::<Vec<_>>()})
+            })
+            .collect();
+        let candidates: Vec<_> = self
+            .candidates
+            .iter()
+            .map(|c| {
+                let at_rest = match c.candidate.at_rest {
+                    AtPose::Apart => serde_json::json!("apart"),
+                    AtPose::Touching => serde_json::json!("touching"),
+                    AtPose::Deep(d) => serde_json::json!({"depth_m": d}),
+                };
+                serde_json::json!({
+                    "a": c.a, "b": c.b,
+                    "joints_apart": c.candidate.joints_apart,
+                    "touching_poses": c.candidate.touching_poses,
+                    "poses": c.candidate.poses,
+                    "share": c.candidate.share(),
+                    "at_rest": at_rest,
+                    "adopted": self.adopted,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "robot": self.name,
+            "config": self.config_path.display().to_string(),
+            "description": self.description_ref,
+            "srdf": self.srdf_ref,
+            "rest_pose": rest,
+            "ruled_out": tried,
+            "checked_pairs": self.checked_pairs,
+            "near_pairs": self.near_pairs,
+            "poses": self.poses,
+            "seed": self.seed,
+            "candidates": candidates,
+            "far_pairs_mostly_touching":
+                self.stuck.iter().map(|p| serde_json::json!({"a": p.a, "b": p.b,
+                    "touching_poses": p.touching_poses})).collect::<Vec<_>>(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_directory_names() {
+        assert_eq!(dir_name("iCub", "x"), "iCub");
+        assert_eq!(dir_name("my robot/v2", "x"), "my_robot_v2");
+        assert_eq!(dir_name("", "stem"), "stem");
+        assert_eq!(dir_name("..", "stem"), "stem");
+    }
+
+    #[test]
+    fn comments_wrap_and_stay_comments() {
+        let c = comment("  ", &format!("{} end\nnext", "word ".repeat(40)));
+        assert!(
+            c.lines().all(|l| l.starts_with("  # ") && l.len() <= 100),
+            "{c}"
+        );
+        assert!(c.contains("end\\nnext"));
+    }
+}

@@ -1,0 +1,339 @@
+//! `collide init` on hand-made robots with known answers (tests/robots/init_*): a free SRDF
+//! group_state is the rest pose; a q = 0 in contact on a far pair is fixed by a searched
+//! rest pose, and the pair is no candidate; a linkage is a commented-out candidate, active
+//! with --adopt-contacts; the written config loads, the same bytes at any thread count; bad
+//! input is one error line and nothing written.
+
+mod common;
+
+use collide::io::robot::{LoadOptions, ReadOptions, load_robot};
+use collide::truth::design;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn robot(rel: &str) -> PathBuf {
+    common::repo().join("tests/robots").join(rel)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `collide init ARGS --json` (exit 0), its JSON and the config's text.
+fn init_json(args: &[&str], config: &Path) -> (serde_json::Value, String) {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = common::collide_ok(&all);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    (json, std::fs::read_to_string(config).unwrap())
+}
+
+fn read() -> ReadOptions {
+    ReadOptions::new(LoadOptions::default())
+}
+
+/// Far pairs (by name) whose meshes touch at the written config's rest pose.
+fn far_contacts_at_rest(config: &Path) -> Vec<(String, String)> {
+    let loaded = load_robot(config, &read().load).unwrap();
+    let scene = collide::init::scene(&loaded, &read()).unwrap();
+    let rest = loaded.rest_pose().unwrap();
+    let values = collide::manifest::JointValues(
+        loaded
+            .robot
+            .active_joints()
+            .map(|(i, j)| (j.name.clone(), rest.values[i]))
+            .collect(),
+    );
+    let q = scene.kernel.q_from(&values);
+    design::touching_at(&scene.kernel.model, &scene.truth, &scene.far, &q)
+        .into_iter()
+        .map(|(a, b)| {
+            (
+                scene.kernel.link_names[a].clone(),
+                scene.kernel.link_names[b].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_free_srdf_group_state_is_the_rest_pose() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("arm");
+    let config = out.join("robot.yaml");
+    let urdf = robot("init_srdf/arm.urdf");
+    let (json, text) = init_json(&["init", s(&urdf), "--out", s(&out)], &config);
+    // `folded` leaves the cube in the base (a far pair: not a candidate), `ready` is free.
+    assert_eq!(json["rest_pose"]["kind"], "group_state", "{json:#}");
+    assert_eq!(json["rest_pose"]["name"], "ready");
+    assert_eq!(json["ruled_out"][0]["pose"], "group_state folded");
+    assert_eq!(
+        json["ruled_out"][0]["far_contacts"],
+        serde_json::json!([["base", "l3"]])
+    );
+    assert_eq!(json["candidates"], serde_json::json!([]));
+    assert!(text.contains("\nrest_pose: ready\n"), "{text}");
+    assert!(
+        text.contains("\nsrdf: ") && text.contains("init_srdf/arm.srdf\n"),
+        "{text}"
+    );
+    // The config loads, with the SRDF found beside the description.
+    let loaded = load_robot(&config, &read().load).unwrap();
+    assert!(loaded.srdf.is_some());
+    let j1 = loaded.robot.joint_index("j1").unwrap();
+    assert_eq!(loaded.rest_pose().unwrap().values[j1], 0.8);
+    assert!(far_contacts_at_rest(&config).is_empty());
+
+    // Named with --srdf, the same SRDF serves a copy of the arm that has none beside it.
+    let out2 = tmp.path().join("named");
+    let srdf = robot("init_srdf/arm.srdf");
+    let (json, _) = init_json(
+        &[
+            "init",
+            s(&robot("init_zero/arm.urdf")),
+            "--srdf",
+            s(&srdf),
+            "--out",
+            s(&out2),
+        ],
+        &out2.join("robot.yaml"),
+    );
+    assert_eq!(json["rest_pose"]["name"], "ready", "{json:#}");
+}
+
+#[test]
+fn a_q_zero_in_contact_on_a_far_pair_gets_a_searched_rest_pose_and_no_candidate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let urdf = robot("init_zero/arm.urdf");
+    let mut texts = Vec::new();
+    for threads in ["1", "2"] {
+        let out = tmp.path().join(format!("t{threads}"));
+        let status = common::collide()
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["init", s(&urdf), "--out", s(&out), "-q"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        texts.push(std::fs::read(out.join("robot.yaml")).unwrap());
+    }
+    assert_eq!(texts[0], texts[1], "the config depends on the thread count");
+
+    let out = tmp.path().join("json");
+    let config = out.join("robot.yaml");
+    let (json, text) = init_json(&["init", s(&urdf), "--out", s(&out)], &config);
+    assert_eq!(json["ruled_out"][0]["pose"], "q = 0", "{json:#}");
+    assert_eq!(
+        json["ruled_out"][0]["far_contacts"],
+        serde_json::json!([["base", "l3"]])
+    );
+    // Only j1 can take the cube out of the base: the search moves it alone, by a little
+    // more than the 0.44 rad where the cube leaves the base (10 mm clearance: ~0.47).
+    let rest = &json["rest_pose"];
+    assert_eq!(rest["kind"], "searched");
+    let q = rest["q"].as_object().unwrap();
+    assert_eq!(q.keys().collect::<Vec<_>>(), ["j1"], "{rest}");
+    let j1 = q["j1"].as_f64().unwrap().abs();
+    assert!((0.44..0.6).contains(&j1), "{rest}");
+    assert_eq!(rest["clearance_m"], 0.01);
+    // base/l3 is three moving joints apart: not a candidate.
+    assert_eq!(json["candidates"], serde_json::json!([]));
+    assert!(!text.contains("allow:"), "{text}");
+    assert!(text.contains("\nrest_pose:\n  j1: "), "{text}");
+    assert!(text.contains("the rest pose is the fix"), "{text}");
+    assert!(far_contacts_at_rest(&config).is_empty());
+}
+
+#[test]
+fn a_linkage_is_a_commented_out_candidate_and_an_active_row_with_adopt_contacts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("linkage");
+    let config = out.join("robot.yaml");
+    let urdf = robot("init_linkage/urdf/linkage.urdf");
+    let (json, text) = init_json(&["init", s(&urdf), "--out", s(&out)], &config);
+    assert_eq!(json["rest_pose"]["kind"], "zero", "{json:#}");
+    // The SRDF in the sibling srdf/ directory, example-robot-data's layout.
+    assert!(
+        json["srdf"]
+            .as_str()
+            .unwrap()
+            .ends_with("init_linkage/srdf/linkage.srdf")
+    );
+    let c = &json["candidates"];
+    assert_eq!(c.as_array().unwrap().len(), 1, "{c}");
+    assert_eq!(
+        (c[0]["a"].as_str(), c[0]["b"].as_str()),
+        (Some("base"), Some("l2"))
+    );
+    assert_eq!(c[0]["joints_apart"], 2);
+    assert_eq!(c[0]["share"], 1.0);
+    assert_eq!(c[0]["touching_poses"], 1000);
+    // The rod's lower end is 0.05 m deep in the base at q = 0.
+    let depth = c[0]["at_rest"]["depth_m"].as_f64().unwrap();
+    assert!((depth - 0.05).abs() < 1e-9, "{depth}");
+    assert!(
+        text.contains(
+            "\n#   - {a: base, b: l2, reason: \"TODO: why these links touch by design\"}\n"
+        ),
+        "{text}"
+    );
+    // The evidence, in the comment above the row (wrapped: lines joined here).
+    let evidence = text.replace("\n#   # ", " ");
+    assert!(
+        evidence.contains("meshes touch in every one of 1000 seeded poses; 50.0 mm deep at rest"),
+        "{text}"
+    );
+    let loaded = load_robot(&config, &read().load).unwrap();
+    assert!(loaded.config.unwrap().allow.is_empty());
+
+    // --adopt-contacts: the same row, active, its reason saying it was not reviewed.
+    let refused = common::collide()
+        .args(["init", s(&urdf), "--out", s(&out), "--adopt-contacts"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "the config exists");
+    let (json, text) = init_json(
+        &[
+            "init",
+            s(&urdf),
+            "--out",
+            s(&out),
+            "--adopt-contacts",
+            "--force",
+        ],
+        &config,
+    );
+    assert_eq!(json["candidates"][0]["adopted"], true);
+    assert!(text.contains("\nallow:\n"), "{text}");
+    let allow = load_robot(&config, &read().load)
+        .unwrap()
+        .config
+        .unwrap()
+        .allow;
+    assert_eq!(allow.len(), 1);
+    assert_eq!((allow[0].a.as_str(), allow[0].b.as_str()), ("base", "l2"));
+    assert!(
+        allow[0]
+            .reason
+            .starts_with("adopted by collide init without review")
+            && allow[0].reason.contains("every one of 1000 seeded poses"),
+        "{}",
+        allow[0].reason
+    );
+}
+
+#[test]
+fn without_out_the_config_goes_to_robots_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let urdf = robot("init_linkage/urdf/linkage.urdf");
+    let out = common::collide()
+        .current_dir(tmp.path())
+        .args(["init", s(&urdf), "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = tmp.path().join("robots/init_linkage/robot.yaml");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("wrote robots/init_linkage/robot.yaml\n")
+    );
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains("\nname: init_linkage\n"), "{text}");
+}
+
+/// One `error:` line naming `names`, exit 2, nothing on stdout.
+fn assert_refused(out: &Output, names: &str, says: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains(names) && stderr.contains(says),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn bad_input_is_one_error_line_and_nothing_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let run = |args: &[&str]| common::collide().args(args).output().unwrap();
+
+    // An unreadable description, a malformed one, a config instead of a description.
+    let missing = tmp.path().join("missing.urdf");
+    assert_refused(
+        &run(&["init", s(&missing), "--out", s(&out)]),
+        "missing.urdf",
+        "",
+    );
+    let bad = common::repo().join("tests/bad/bad_number.urdf");
+    assert_refused(
+        &run(&["init", s(&bad), "--out", s(&out)]),
+        "bad_number.urdf",
+        "",
+    );
+    let yaml = robot("two_boxes/robot.yaml");
+    assert_refused(
+        &run(&["init", s(&yaml), "--out", s(&out)]),
+        "robot.yaml",
+        "is not a .urdf or an MJCF .xml",
+    );
+    // No pose is free: the slider always sits in one of three blocks.
+    let stuck = robot("init_stuck/stuck.urdf");
+    assert_refused(
+        &run(&["init", s(&stuck), "--out", s(&out)]),
+        "stuck.urdf",
+        "no free rest pose",
+    );
+    assert!(!out.exists(), "something was written");
+
+    // An existing config is kept without --force.
+    std::fs::create_dir_all(&out).unwrap();
+    let config = out.join("robot.yaml");
+    std::fs::write(&config, "name: mine\n").unwrap();
+    let urdf = robot("init_linkage/urdf/linkage.urdf");
+    assert_refused(
+        &run(&["init", s(&urdf), "--out", s(&out)]),
+        "out/robot.yaml",
+        "--force",
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "name: mine\n");
+    // ... and a failed run with --force leaves it as it was.
+    assert_refused(
+        &run(&["init", s(&stuck), "--out", s(&out), "--force"]),
+        "stuck.urdf",
+        "no free rest pose",
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "name: mine\n");
+    assert_eq!(
+        std::fs::read_dir(&out).unwrap().count(),
+        1,
+        "no stray files"
+    );
+}
+
+/// Talos: q = 0 hangs the arms into the legs; its SRDF's `half_sitting` is free.
+#[test]
+fn talos_rests_at_half_sitting() {
+    let tmp = tempfile::tempdir().unwrap();
+    let urdf = common::erd().join("talos_data/robots/talos_reduced.urdf");
+    let out = tmp.path().join("talos");
+    let (json, text) = init_json(
+        &["init", s(&urdf), "--out", s(&out), "-q"],
+        &out.join("robot.yaml"),
+    );
+    assert_eq!(json["rest_pose"]["name"], "half_sitting", "{json:#}");
+    assert!(text.contains(
+        "\nurdf: package://example-robot-data/robots/talos_data/robots/talos_reduced.urdf\n"
+    ));
+    assert!(
+        text.contains("\nsrdf: package://example-robot-data/robots/talos_data/srdf/talos.srdf\n")
+    );
+}
