@@ -29,6 +29,9 @@ pub struct RegeneratedRobot {
     pub config_path: PathBuf,
     /// What the mesh readers ignored, one line each: the caller prints them.
     pub warnings: Vec<String>,
+    /// When the rest pose trips on a real contact: the contacts by design `collide init`
+    /// would offer (a, b, evidence).
+    pub design_candidates: Vec<(String, String, String)>,
 }
 
 /// Regenerates the ACM of the manifest at `path` (whose text is `old_text`) for `loaded`,
@@ -92,6 +95,7 @@ pub fn regenerate_robot(
     m.rest_pose.min_distance_m = rest.min_distance_m;
     let text = manifest::to_yaml(&m)?;
     manifest::parse_manifest(path, &text)?;
+    let design_candidates = crate::truth::design::at_rest_candidates(&m, &truths)?;
     Ok(RegeneratedRobot {
         result,
         manifest: m,
@@ -106,6 +110,7 @@ pub fn regenerate_robot(
         rest_contacts,
         config_path,
         warnings: cache.warnings,
+        design_candidates,
     })
 }
 

@@ -114,6 +114,10 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
             for (a, b, d) in &r.rest_contacts {
                 crate::outln!("  {a} - {b}: {:.1} mm", d * 1e3);
             }
+            crate::out!(
+                "{}",
+                crate::report::design_candidates_text(&r.design_candidates)
+            );
         }
     }
     if let Some(out) = &args.srdf_out {

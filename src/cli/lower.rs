@@ -110,6 +110,10 @@ pub fn run(args: LowerArgs) -> Result<i32> {
         crate::out!("{}", links_table(&lowered).render());
         print_refinement(&lowered);
         print_rest(&lowered);
+        crate::out!(
+            "{}",
+            crate::report::design_candidates_text(&lowered.design_candidates)
+        );
     }
     if let Some(err) = refused {
         return Err(err);

@@ -133,6 +133,9 @@ pub struct Lowered {
     pub refinement: Option<Refinement>,
     /// What the mesh readers ignored, one line each: the caller prints them.
     pub warnings: Vec<String>,
+    /// When the rest pose trips on a real contact: the contacts by design `collide init`
+    /// would offer (a, b, evidence).
+    pub design_candidates: Vec<(String, String, String)>,
 }
 
 pub fn lower(
@@ -263,6 +266,7 @@ pub fn lower(
     // The proof runs on the text as it will be written, read back.
     let written = manifest::parse_manifest(Path::new("<new manifest>"), &text)?;
     crate::manifest::proof::prove_manifest(&written, &truth_map)?;
+    let design_candidates = crate::truth::design::at_rest_candidates(&written, &truth_map)?;
     Ok(Lowered {
         manifest: written,
         text,
@@ -272,5 +276,6 @@ pub fn lower(
         plans,
         refinement,
         warnings: cache.warnings,
+        design_candidates,
     })
 }

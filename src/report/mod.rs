@@ -7,6 +7,21 @@ pub mod svg;
 use crate::manifest;
 use crate::text::mm;
 
+/// The contacts by design offered when the rest pose trips on a real contact, as text
+/// (empty when there are none).
+pub fn design_candidates_text(candidates: &[(String, String, String)]) -> String {
+    if candidates.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\nthe rest pose trips on a real contact; contacts by design among the checked pairs (add the ones you confirm to `allow:` with a reason, as `collide init` would write them; otherwise choose a rest pose where the meshes are apart):\n",
+    );
+    for (a, b, evidence) in candidates {
+        out += &format!("  {a} / {b}: {evidence}\n");
+    }
+    out
+}
+
 /// A link's fit as written in its manifest: name, choice, primitive count, volume ÷ hull
 /// (`-` for a flat link), max and mean protrusion, and the achieved margin, in mm.
 pub fn link_fit_cells(l: &manifest::Link) -> Vec<String> {

@@ -259,6 +259,37 @@ pub fn find(
     candidates(model, truth, &near, rest_q)
 }
 
+/// When the rest pose of `m` trips its kernel on a pair whose meshes really touch there:
+/// the contacts by design among the checked pairs (names, evidence), as `collide init`
+/// lists them. Empty when the rest pose is clear or trips only on slop.
+pub fn at_rest_candidates(
+    m: &crate::manifest::Manifest,
+    truths: &std::collections::BTreeMap<String, crate::geom::mesh::TriMesh>,
+) -> crate::error::Result<Vec<(String, String, String)>> {
+    let k = crate::manifest::kernel::load_kernel(m)?;
+    let (rest, contacts) = crate::manifest::rest::rest_verdict(&k, m);
+    if rest.clear {
+        return Ok(Vec::new());
+    }
+    let truth = MeshTruth::new(&k.link_names, truths);
+    let rest_q = k.q_from(&m.rest_pose.q);
+    let place = placements_at(&k.model, &rest_q);
+    let real = contacts.iter().any(|(a, b, _)| {
+        let (a, b) = (k.link_index[a], k.link_index[b]);
+        truth.touching(a, &place[a], b, &place[b])
+    });
+    if !real {
+        return Ok(Vec::new());
+    }
+    Ok(find(&k.model, &truth, k.model.checked_pairs(), &rest_q)
+        .into_iter()
+        .map(|c| {
+            let (a, b) = (k.link_names[c.a].clone(), k.link_names[c.b].clone());
+            (a, b, c.evidence())
+        })
+        .collect())
+}
+
 /// The pairs of `pairs` whose meshes touch in at least [`MIN_SHARE`] of seeded poses
 /// `0..poses` of `seed` (none when `poses` is 0), sorted. Among the far pairs, these are
 /// contacts no rest pose can be expected to part.
