@@ -1,5 +1,9 @@
-//! Shared helpers for the integration tests.
+//! Shared helpers for the integration tests, included by every test as `mod common;`
+//! (not every test uses every item).
 #![allow(dead_code)]
+
+pub mod kernel_models;
+pub mod parry_bridge;
 
 use std::path::PathBuf;
 
