@@ -47,23 +47,14 @@ fn ensure_chromium() -> Result<PathBuf, String> {
     find_chromium().ok_or_else(|| "apt-get could not install chromium".into())
 }
 
-/// tests/robots/two_boxes lowered in `dir` (a robot that needs no installed meshes).
-/// The two-box robot lowered in a scratch copy: its directory and its manifest.
-fn two_boxes() -> (tempfile::TempDir, PathBuf) {
-    let dir = common::scratch_robot("two_boxes");
-    common::collide_ok(&[
-        "lower",
-        dir.path().join("robot.yaml").to_str().unwrap(),
-        "--write",
-    ]);
-    let manifest = dir.path().join("manifest.yaml");
-    (dir, manifest)
-}
-
 #[test]
 fn the_report_renders_every_robot_section_in_chromium() {
     let tmp = tempfile::tempdir().unwrap();
-    let (_boxes_dir, boxes) = two_boxes();
+    // tests/robots/two_boxes lowered in a scratch copy (a robot that needs no installed meshes).
+    let (_boxes_dir, boxes) = common::ScratchRobot::folder("two_boxes")
+        .lowered(&[])
+        .build();
+    let boxes = boxes.with_file_name("manifest.yaml");
     common::site();
     let panda = common::repo().join("robots/franka_panda/manifest.yaml");
     let out_dir = tmp.path().join("report");

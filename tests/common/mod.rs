@@ -4,6 +4,11 @@
 
 pub mod kernel_models;
 pub mod parry_bridge;
+pub mod scratch;
+
+// Not every test builds a scratch robot.
+#[allow(unused_imports)]
+pub use scratch::ScratchRobot;
 
 use std::path::PathBuf;
 
@@ -43,26 +48,4 @@ pub fn collide_ok(args: &[&str]) -> std::process::Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-/// A scratch directory holding a copy of every file of `tests/robots/NAME/`, for tests
-/// that write manifests or edit the robot.
-pub fn scratch_robot(name: &str) -> tempfile::TempDir {
-    let files: Vec<PathBuf> = std::fs::read_dir(repo().join("tests/robots").join(name))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    let files: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
-    scratch_files(&files)
-}
-
-/// A scratch directory holding copies of `files` (paths relative to the repository, or
-/// absolute), each under its own file name.
-pub fn scratch_files(files: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for f in files {
-        let p = repo().join(f);
-        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
-    }
-    dir
 }
