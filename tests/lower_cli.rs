@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::ScratchRobot;
+use common::{ScratchRobot, tamper};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -168,15 +168,6 @@ fn verify_after(manifest: &Path, text: &str) -> (Option<i32>, String) {
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
     )
-}
-
-/// Replaces the first number after `key` on the line of `link`'s first primitive.
-fn tamper(text: &str, link: &str, key: &str, f: impl Fn(f64) -> f64) -> String {
-    let at = text.find(&format!("- name: {link}\n")).unwrap();
-    let start = at + text[at..].find(key).unwrap() + key.len();
-    let end = start + text[start..].find([',', ']', '}']).unwrap();
-    let v: f64 = text[start..end].trim().parse().unwrap();
-    format!("{}{}{}", &text[..start], f(v), &text[end..])
 }
 
 #[test]

@@ -49,3 +49,15 @@ pub fn collide_ok(args: &[&str]) -> std::process::Output {
     );
     out
 }
+
+/// Manifest text with the first number after `key` in `link`'s entry (from its
+/// `- name: LINK` line on: its first primitive) replaced by `f` of it.
+pub fn tamper(text: &str, link: &str, key: &str, f: impl Fn(f64) -> f64) -> String {
+    let at = text
+        .find(&format!("- name: {link}\n"))
+        .unwrap_or_else(|| panic!("no link {link}"));
+    let start = at + text[at..].find(key).unwrap() + key.len();
+    let end = start + text[start..].find([',', ']', '}']).unwrap();
+    let v: f64 = text[start..end].trim().parse().unwrap();
+    format!("{}{}{}", &text[..start], f(v), &text[end..])
+}
