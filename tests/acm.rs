@@ -3,44 +3,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use common::ScratchRobot;
+use std::path::Path;
 
-fn scratch(urdf: &str, srdf: Option<&str>) -> (tempfile::TempDir, PathBuf) {
-    scratch_with(urdf, srdf, "")
-}
-
-/// [`scratch`] with `extra` appended to the robot config (an `allow:` list).
-fn scratch_with(urdf: &str, srdf: Option<&str>, extra: &str) -> (tempfile::TempDir, PathBuf) {
-    scratch_full(urdf, &[], srdf, extra)
-}
-
-/// [`scratch_with`] with `meshes` (file names under tests/meshes) beside the URDF.
-fn scratch_full(
-    urdf: &str,
-    meshes: &[&str],
-    srdf: Option<&str>,
-    extra: &str,
-) -> (tempfile::TempDir, PathBuf) {
-    let mut files = vec![format!("tests/robots/{urdf}")];
-    files.extend(meshes.iter().map(|m| format!("tests/meshes/{m}")));
-    let files: Vec<&str> = files.iter().map(String::as_str).collect();
-    let dir = common::scratch_files(&files);
-    let mut config = format!("name: {}\nurdf: {urdf}\n", urdf.trim_end_matches(".urdf"));
-    if let Some(text) = srdf {
-        std::fs::write(dir.path().join("robot.srdf"), text).unwrap();
-        config += "srdf: robot.srdf\n";
-    }
-    config += extra;
-    std::fs::write(dir.path().join("robot.yaml"), config).unwrap();
-    let path = dir.path().join("robot.yaml");
-    common::collide_ok(&[
-        "lower",
-        path.to_str().unwrap(),
-        "--write",
-        "--no-refine",
-        "-q",
-    ]);
-    (dir, path)
+/// The robot lowered in its scratch directory, without refinement (the ACM does not
+/// depend on it): the directory and the config.
+fn lowered(robot: ScratchRobot) -> (tempfile::TempDir, std::path::PathBuf) {
+    robot.lowered(&["--no-refine"]).build()
 }
 
 fn regenerate(config: &Path, extra: &[&str]) -> serde_json::Value {
@@ -72,7 +41,7 @@ fn category(report: &serde_json::Value, a: &str, b: &str) -> String {
 
 #[test]
 fn two_links_on_one_joint_are_adjacent() {
-    let (_d, config) = scratch("acm_two.urdf", None);
+    let (_d, config) = lowered(ScratchRobot::new("acm_two.urdf"));
     let r = regenerate(&config, &[]);
     assert_eq!(r["pairs"].as_array().unwrap().len(), 1);
     assert_eq!(category(&r, "a", "b"), "adjacent");
@@ -80,7 +49,7 @@ fn two_links_on_one_joint_are_adjacent() {
 
 #[test]
 fn three_link_answers_are_the_analytic_ones() {
-    let (_d, config) = scratch("acm_three.urdf", None);
+    let (_d, config) = lowered(ScratchRobot::new("acm_three.urdf"));
     let r = regenerate(&config, &[]);
     // Both balls sit on the one axis the joints between them turn about.
     assert_eq!(category(&r, "base", "lower"), "always");
@@ -117,7 +86,7 @@ fn proof_mm(proof: &str) -> f64 {
 
 #[test]
 fn links_that_overlap_everywhere_through_offset_axes_are_always_by_the_box_search() {
-    let (_d, config) = scratch("acm_offset.urdf", None);
+    let (_d, config) = lowered(ScratchRobot::new("acm_offset.urdf"));
     let r = regenerate(&config, &["--write"]);
     // Parallel but distinct axes: no fixed point, so only the box search can prove it.
     assert_eq!(category(&r, "base", "foot"), "always");
@@ -138,7 +107,7 @@ fn links_that_overlap_everywhere_through_offset_axes_are_always_by_the_box_searc
 
 #[test]
 fn a_finger_inside_a_box_is_always_by_the_box_search_measured_from_its_witness() {
-    let (_d, config) = scratch("acm_finger.urdf", None);
+    let (_d, config) = lowered(ScratchRobot::new("acm_finger.urdf"));
     let r = regenerate(&config, &["--write"]);
     for finger in ["f2", "f3"] {
         assert_eq!(category(&r, finger, "palm"), "always", "{finger}-palm");
@@ -155,7 +124,7 @@ fn a_finger_inside_a_box_is_always_by_the_box_search_measured_from_its_witness()
 #[test]
 fn an_srdf_row_that_collides_is_refuted_with_a_witness_and_dropped() {
     let srdf = "<robot name=\"acm_three\">\n  <disable_collisions link1=\"swing\" link2=\"base\" reason=\"Never\"/>\n  <disable_collisions link1=\"base\" link2=\"far\" reason=\"Never\"/>\n</robot>\n";
-    let (_d, config) = scratch("acm_three.urdf", Some(srdf));
+    let (_d, config) = lowered(ScratchRobot::new("acm_three.urdf").srdf(srdf));
     let r = regenerate(&config, &["--write"]);
     let rows = r["srdf"].as_array().unwrap();
     let refuted = rows
@@ -186,7 +155,7 @@ fn an_srdf_row_that_collides_is_refuted_with_a_witness_and_dropped() {
 
 #[test]
 fn output_is_byte_stable_across_runs_and_thread_counts() {
-    let (_d, config) = scratch("acm_three.urdf", None);
+    let (_d, config) = lowered(ScratchRobot::new("acm_three.urdf"));
     let manifest = config.with_file_name("manifest.yaml");
     let srdf_out = config.with_file_name("out.srdf");
     let mut outputs = Vec::new();
@@ -244,7 +213,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn user_rows_round_trip_through_config_manifest_verify_and_srdf_out() {
-    let (dir, config) = scratch_with("acm_user.urdf", None, USER_ALLOW);
+    let (dir, config) = lowered(ScratchRobot::new("acm_user.urdf").config_extra(USER_ALLOW));
     let manifest = config.with_file_name("manifest.yaml");
     let srdf_out = dir.path().join("out.srdf");
     let r = regenerate(
@@ -313,7 +282,7 @@ fn user_rows_round_trip_through_config_manifest_verify_and_srdf_out() {
 
 #[test]
 fn a_user_row_the_config_does_not_hold_fails_verify_with_exit_1() {
-    let (_d, config) = scratch_with("acm_user.urdf", None, "");
+    let (_d, config) = lowered(ScratchRobot::new("acm_user.urdf"));
     let manifest = config.with_file_name("manifest.yaml");
     let m = manifest.to_str().unwrap();
     let head = "name: acm_user\nurdf: acm_user.urdf\n";
@@ -367,7 +336,7 @@ fn a_user_row_the_config_does_not_hold_fails_verify_with_exit_1() {
 
 #[test]
 fn an_exemption_of_a_pair_whose_meshes_never_touch_is_reported_unnecessary() {
-    let (_d, config) = scratch_with("acm_user.urdf", None, USER_ALLOW);
+    let (_d, config) = lowered(ScratchRobot::new("acm_user.urdf").config_extra(USER_ALLOW));
     let out = common::collide_ok(&[
         "acm",
         "regenerate",
@@ -411,7 +380,7 @@ fn an_exemption_of_a_pair_whose_meshes_never_touch_is_reported_unnecessary() {
 
 #[test]
 fn bad_allow_entries_are_refused_at_their_line_and_nothing_is_written() {
-    let (dir, config) = scratch_with("acm_user.urdf", None, "");
+    let (dir, config) = lowered(ScratchRobot::new("acm_user.urdf"));
     let manifest = config.with_file_name("manifest.yaml");
     let before = std::fs::read(&manifest).unwrap();
     let srdf_out = dir.path().join("out.srdf");
@@ -489,7 +458,11 @@ fn bad_allow_entries_are_refused_at_their_line_and_nothing_is_written() {
 #[test]
 fn adopting_srdf_rows_copies_the_unproven_ones_into_allow_with_their_line() {
     let srdf = "<robot name=\"acm_three\">\n  <disable_collisions link1=\"swing\" link2=\"base\" reason=\"Default\"/>\n  <disable_collisions link1=\"base\" link2=\"far\" reason=\"Never\"/>\n</robot>\n";
-    let (_d, config) = scratch_with("acm_three.urdf", Some(srdf), "# hand-written, kept\n");
+    let (_d, config) = lowered(
+        ScratchRobot::new("acm_three.urdf")
+            .srdf(srdf)
+            .config_extra("# hand-written, kept\n"),
+    );
     let manifest = config.with_file_name("manifest.yaml");
     let c = config.to_str().unwrap();
     let original = std::fs::read_to_string(&config).unwrap();
@@ -546,7 +519,7 @@ fn adopting_srdf_rows_copies_the_unproven_ones_into_allow_with_their_line() {
 
 #[test]
 fn keep_srdf_unproven_points_to_adopt_srdf() {
-    let (_d, config) = scratch("acm_two.urdf", None);
+    let (_d, config) = lowered(ScratchRobot::new("acm_two.urdf"));
     let out = run(&[
         "acm",
         "regenerate",
@@ -567,7 +540,7 @@ fn keep_srdf_unproven_points_to_adopt_srdf() {
 
 #[test]
 fn two_boxes_that_stay_overlapping_are_always_with_the_common_ball_of_the_meshes() {
-    let (_d, config) = scratch("acm_boxes.urdf", None);
+    let (_d, config) = lowered(ScratchRobot::new("acm_boxes.urdf"));
     let r = regenerate(&config, &["--write"]);
     let p = pair(&r, "base", "top");
     assert_eq!(p["category"], "always", "{p}");
@@ -587,7 +560,7 @@ fn two_boxes_that_stay_overlapping_are_always_with_the_common_ball_of_the_meshes
 
 #[test]
 fn primitives_that_overlap_everywhere_around_meshes_that_never_meet_stay_checked() {
-    let (_d, config) = scratch("acm_shell.urdf", None);
+    let (_d, config) = lowered(ScratchRobot::new("acm_shell.urdf"));
     let r = regenerate(&config, &["--write"]);
     let p = pair(&r, "core", "shell");
     assert_ne!(p["category"], "always", "{p}");
@@ -613,7 +586,7 @@ fn primitives_that_overlap_everywhere_around_meshes_that_never_meet_stay_checked
 
 #[test]
 fn verify_rejects_an_always_row_the_meshes_do_not_support() {
-    let (_d, config) = scratch("acm_shell.urdf", None);
+    let (_d, config) = lowered(ScratchRobot::new("acm_shell.urdf"));
     regenerate(&config, &["--write"]);
     let path = config.with_file_name("manifest.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -639,7 +612,7 @@ fn verify_rejects_an_always_row_the_meshes_do_not_support() {
 
 #[test]
 fn an_open_mesh_inside_a_solid_everywhere_is_always_by_its_vertices() {
-    let (_d, config) = scratch_full("acm_open.urdf", &["open_patch.obj"], None, "");
+    let (_d, config) = lowered(ScratchRobot::new("acm_open.urdf").mesh("open_patch.obj"));
     let r = regenerate(&config, &["--write"]);
     // No ball fits in the open patch; its vertices stay 0.11 m deep in the palm, less what
     // the joints move them over each box.

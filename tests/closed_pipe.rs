@@ -66,8 +66,7 @@ fn every_writing_command_writes_and_ends_quietly_when_its_reader_goes_away() {
     for merged in [false, true] {
         for lines in [0, 1] {
             let what = |cmd: &str| format!("{cmd} (stderr merged: {merged}, {lines} line(s) read)");
-            let dir = common::scratch_robot("two_boxes");
-            let config = dir.path().join("robot.yaml");
+            let (dir, config) = common::ScratchRobot::folder("two_boxes").build();
             let c = config.to_str().unwrap();
             let manifest = dir.path().join("manifest.yaml");
 

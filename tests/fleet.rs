@@ -5,7 +5,12 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// A fleet directory's robot name (`robots/NAME`).
+fn name(dir: &Path) -> &str {
+    dir.file_name().unwrap().to_str().unwrap()
+}
 
 fn fleet() -> Vec<PathBuf> {
     common::site();
@@ -44,12 +49,9 @@ fn lowering_and_regenerating_reproduce_every_manifest_byte_for_byte() {
     let mut failures = Vec::new();
     for (i, dir) in fleet().into_iter().enumerate() {
         let threads = if i % 2 == 0 { "1" } else { "2" };
-        let scratch = tempfile::tempdir().unwrap();
-        let config = scratch.path().join("robot.yaml");
-        std::fs::copy(dir.join("robot.yaml"), &config).unwrap();
+        // The copied manifest carries the tight-link choices and the margin forward.
+        let (scratch, config) = common::ScratchRobot::committed(name(&dir)).build();
         let committed = std::fs::read_to_string(dir.join("manifest.yaml")).unwrap();
-        // The existing manifest carries the tight-link choices and the margin forward.
-        std::fs::write(scratch.path().join("manifest.yaml"), &committed).unwrap();
         let c = config.to_str().unwrap();
         for args in [
             vec!["lower", c, "--write", "-q"],
@@ -217,16 +219,14 @@ fn every_source_resolves_from_the_manifest_alone() {
 /// writes them) still verifies.
 #[test]
 fn a_manifest_with_mjcf_relative_mesh_paths_still_verifies() {
-    let dir = common::repo().join("robots/robosuite_ur5e");
-    let scratch = tempfile::tempdir().unwrap();
-    std::fs::copy(dir.join("robot.yaml"), scratch.path().join("robot.yaml")).unwrap();
-    let text = std::fs::read_to_string(dir.join("manifest.yaml")).unwrap();
+    let (_scratch, config) = common::ScratchRobot::committed("robosuite_ur5e").build();
+    let manifest = config.with_file_name("manifest.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
     let old = text.replace(
         "package://robosuite/models/assets/robots/ur5e/meshes/",
         "meshes/",
     );
     assert!(old.contains("{path: meshes/base.stl,"), "{old}");
-    let manifest = scratch.path().join("manifest.yaml");
     std::fs::write(&manifest, old).unwrap();
     let out = common::collide()
         .arg("verify")

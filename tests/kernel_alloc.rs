@@ -4,11 +4,10 @@
 //! hulls of 64 and 152 vertices, a 29-DoF tree), with and without the pair buffer and warm
 //! start.
 
-#[path = "common/kernel_models.rs"]
-mod kernel_models;
+mod common;
 
 use collide::kernel::{CheckResult, Model};
-use kernel_models::{Rng, humanoid29, mixed_tight_arm, panda, panda_tight, random_q};
+use common::kernel_models::{Rng, humanoid29, mixed_tight_arm, panda, panda_tight, random_q};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 

@@ -7,16 +7,13 @@
 //! verdict, first tripping pair, minimum and its pair agree with the pair values; every pair
 //! whose oracle distance is `<= margin` trips; bounding spheres contain their primitives.
 
-#[path = "common/kernel_models.rs"]
-mod kernel_models;
+mod common;
 
 use collide::kernel::vec3::{Iso, Mat3, V3, add, mul_mm, mul_mv, norm, sub};
 use collide::kernel::{Model, Primitive};
-use kernel_models::{Rng, humanoid29, mixed_tight_arm, panda, panda_tight, random_q};
-#[path = "common/parry_bridge.rs"]
-mod parry_bridge;
+use common::kernel_models::{Rng, humanoid29, mixed_tight_arm, panda, panda_tight, random_q};
 
-use parry_bridge::{Cloud, ppose, pv};
+use common::parry_bridge::{Cloud, ppose, pv};
 use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::query;
 use parry3d_f64::shape::{Cuboid, Segment, SupportMap};

@@ -25,12 +25,10 @@ use collide::kernel::dop26::{Dop26, dop_dop_lower_bound, dop_of_points};
 use collide::kernel::gjk::{GjkResult, Witness};
 use collide::kernel::shapes::{Capsule, Hull, Obb};
 use collide::kernel::vec3::{Mat3, V3, add, mul_mm, mul_mv, rot_axis_angle, sub};
-#[path = "common/kernel_models.rs"]
-mod kernel_models;
-#[path = "common/parry_bridge.rs"]
-mod parry_bridge;
+mod common;
+use common::kernel_models;
 
-use parry_bridge::{Cloud, ppose, pv};
+use common::parry_bridge::{Cloud, ppose, pv};
 use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::query;
 use parry3d_f64::query::PointQuery;

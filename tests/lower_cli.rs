@@ -1,18 +1,12 @@
 //! `collide lower`, `verify` and the guards on a hand-made robot with known shapes:
-//! a cube, a long cylinder, an L shape, a flat plate, a single triangle, a mirrored L.
+//! a cube, a long cylinder, an L shape, a flat plate, a single triangle, a mirrored L
+//! (tests/robots/shapes, copied into a scratch directory so tests can edit it).
 
 mod common;
 
+use common::{ScratchRobot, tamper};
 use std::path::{Path, PathBuf};
 use std::process::Output;
-
-/// A scratch copy of the hand-made robot (URDF, meshes, robot.yaml) so tests can edit it.
-fn scratch() -> (tempfile::TempDir, PathBuf) {
-    let dir = common::scratch_robot("shapes");
-    let config = dir.path().join("robot.yaml");
-    std::fs::write(&config, "name: shapes\nurdf: shapes.urdf\n").unwrap();
-    (dir, config)
-}
 
 fn run(args: &[&str]) -> Output {
     common::collide().args(args).output().unwrap()
@@ -34,7 +28,7 @@ fn lower_write(config: &Path) -> String {
 
 #[test]
 fn every_shape_is_contained_and_verified() {
-    let (_dir, config) = scratch();
+    let (_dir, config) = ScratchRobot::folder("shapes").build();
     let text = lower_write(&config);
     let manifest = config.with_file_name("manifest.yaml");
     let out = run(&["verify", path_str(&manifest), "--json"]);
@@ -58,7 +52,7 @@ fn every_shape_is_contained_and_verified() {
 
 #[test]
 fn every_written_primitive_number_has_at_most_four_decimals() {
-    let (_dir, config) = scratch();
+    let (_dir, config) = ScratchRobot::folder("shapes").build();
     let text = lower_write(&config);
     let mut checked = 0;
     for line in text.lines().filter(|l| l.contains("{kind: ")) {
@@ -79,7 +73,7 @@ fn every_written_primitive_number_has_at_most_four_decimals() {
 
 #[test]
 fn check_flags_a_stale_manifest_and_a_second_write_changes_nothing() {
-    let (_dir, config) = scratch();
+    let (_dir, config) = ScratchRobot::folder("shapes").build();
     let first = lower_write(&config);
     let second = lower_write(&config);
     assert_eq!(first, second, "a second lower --write changed the manifest");
@@ -96,7 +90,7 @@ fn check_flags_a_stale_manifest_and_a_second_write_changes_nothing() {
 
 #[test]
 fn loosening_is_refused_with_exit_3_and_the_manifest_kept() {
-    let (_dir, config) = scratch();
+    let (_dir, config) = ScratchRobot::folder("shapes").build();
     let text = lower_write(&config);
     let manifest = config.with_file_name("manifest.yaml");
     // Pretend the existing cube fit stood 0.5 mm closer to its hull than the new one will.
@@ -135,7 +129,7 @@ fn loosening_is_refused_with_exit_3_and_the_manifest_kept() {
 /// Lowers the scratch robot (cube and cylinder tight), regenerates its ACM, and returns
 /// the manifest text; `verify` must pass on it before each tampering test.
 fn proven_scratch() -> (tempfile::TempDir, PathBuf, String) {
-    let (dir, config) = scratch();
+    let (dir, config) = ScratchRobot::folder("shapes").build();
     let c = path_str(&config);
     let out = run(&[
         "lower",
@@ -174,15 +168,6 @@ fn verify_after(manifest: &Path, text: &str) -> (Option<i32>, String) {
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
     )
-}
-
-/// Replaces the first number after `key` on the line of `link`'s first primitive.
-fn tamper(text: &str, link: &str, key: &str, f: impl Fn(f64) -> f64) -> String {
-    let at = text.find(&format!("- name: {link}\n")).unwrap();
-    let start = at + text[at..].find(key).unwrap() + key.len();
-    let end = start + text[start..].find([',', ']', '}']).unwrap();
-    let v: f64 = text[start..end].trim().parse().unwrap();
-    format!("{}{}{}", &text[..start], f(v), &text[end..])
 }
 
 #[test]
@@ -265,7 +250,7 @@ fn verify_reports_a_hull_poking_out_of_its_moved_box_as_a_violation() {
 
 #[test]
 fn bad_refinement_flags_are_one_line_and_exit_2() {
-    let (_dir, config) = scratch();
+    let (_dir, config) = ScratchRobot::folder("shapes").build();
     let c = path_str(&config);
     for args in [
         &["--tight-link", "cube=0"][..],

@@ -342,10 +342,28 @@ fn binary_stl_with_trailing_bytes_is_read() {
     assert_unit_cube(&load_mesh(&p, [1.0; 3], &MeshLimits::default()).unwrap());
 }
 
+/// A mangled mesh either loads or is refused as input (exit code 2) naming the file; true
+/// if it was refused.
+fn loads_or_names_the_file(p: &Path, what: &str) -> bool {
+    let Err(e) = load_mesh(p, [1.0; 3], &MeshLimits::default()) else {
+        return false;
+    };
+    assert_eq!(e.kind, ErrorKind::Input, "{what}: {}", e.message);
+    assert_eq!(e.kind.exit_code(), 2, "{what}: {}", e.message);
+    assert!(
+        e.message.contains(&p.display().to_string()),
+        "{what}: the message names no file: {}",
+        e.message
+    );
+    true
+}
+
 #[test]
 fn garbage_never_panics() {
-    // Mangled copies of every good mesh: truncations and byte flips.
+    // Mangled copies of every good mesh: truncations and byte flips. Each loads or is an
+    // input error naming the file.
     let dir = tempfile::tempdir().unwrap();
+    let mut refused = 0;
     for name in [
         "cube_binary.stl",
         "cube_ascii.stl",
@@ -357,16 +375,19 @@ fn garbage_never_panics() {
         for cut in (0..bytes.len()).step_by(7) {
             let p = dir.path().join(format!("cut.{ext}"));
             std::fs::write(&p, &bytes[..cut]).unwrap();
-            let _ = load_mesh(&p, [1.0; 3], &MeshLimits::default());
+            refused += usize::from(loads_or_names_the_file(&p, &format!("{name} cut at {cut}")));
         }
         for (i, flip) in (0..bytes.len()).step_by(5).enumerate() {
             let mut b = bytes.clone();
             b[flip] = b"0/-9x.<>\" \n"[i % 11];
             let p = dir.path().join(format!("flip.{ext}"));
             std::fs::write(&p, &b).unwrap();
-            let _ = load_mesh(&p, [1.0; 3], &MeshLimits::default());
+            let what = format!("{name} with byte {flip} flipped");
+            refused += usize::from(loads_or_names_the_file(&p, &what));
         }
     }
+    // Not vacuous: most truncations are refused.
+    assert!(refused > 100, "only {refused} mangled meshes refused");
 }
 
 /// two_parts_mm.dae with its `<library_visual_scenes>` replaced.

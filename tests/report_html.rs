@@ -51,14 +51,8 @@ fn ensure_chromium() -> Result<PathBuf, String> {
 /// A hand-made robot of tests/robots (one that needs no installed meshes) lowered in a
 /// scratch copy: its directory and its manifest.
 fn lowered(name: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = common::scratch_robot(name);
-    common::collide_ok(&[
-        "lower",
-        dir.path().join("robot.yaml").to_str().unwrap(),
-        "--write",
-    ]);
-    let manifest = dir.path().join("manifest.yaml");
-    (dir, manifest)
+    let (dir, config) = common::ScratchRobot::folder(name).lowered(&[]).build();
+    (dir, config.with_file_name("manifest.yaml"))
 }
 
 /// The `<svg class="CLASS"` elements of one robot's section of `html`.

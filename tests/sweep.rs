@@ -3,13 +3,9 @@
 
 mod common;
 
-use collide::fit::FitOptions;
-use collide::io::mesh::MeshLimits;
-use collide::io::robot::ReadOptions;
-use collide::io::robot::{LoadOptions, load_robot};
+use collide::io::robot::{LoadOptions, ReadOptions};
 use collide::kernel::vec3::Iso;
 use collide::kernel::vec3::rot_from_rpy;
-use collide::lower::{LowerOptions, TightLinks, lower};
 use collide::manifest::kernel::load_kernel;
 use collide::manifest::{self, Primitive};
 use collide::report::render;
@@ -21,26 +17,13 @@ use std::path::{Path, PathBuf};
 
 const SEED: u64 = 20260924;
 
-/// Copies tests/robots/two_boxes into a temporary directory and lowers it there.
+/// tests/robots/two_boxes lowered (without refinement) in a scratch directory: the
+/// directory and the manifest.
 fn lowered_two_boxes() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let src = common::repo().join("tests/robots/two_boxes");
-    for f in ["robot.yaml", "two_boxes.urdf"] {
-        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
-    }
-    let config = dir.path().join("robot.yaml");
-    let loaded = load_robot(&config, &LoadOptions::default()).unwrap();
-    let options = LowerOptions {
-        fit: FitOptions::default(),
-        tight: TightLinks::default(),
-        refine: None,
-        mesh_limits: MeshLimits::default(),
-        max_total_triangles: 50_000_000,
-    };
-    let lowered = lower(&loaded, &options, None).unwrap();
-    let path = dir.path().join("manifest.yaml");
-    std::fs::write(&path, &lowered.text).unwrap();
-    (dir, path)
+    let (dir, config) = common::ScratchRobot::folder("two_boxes")
+        .lowered(&["--no-refine"])
+        .build();
+    (dir, config.with_file_name("manifest.yaml"))
 }
 
 /// How far a box reaches along +x from the link origin, given as written.
@@ -538,24 +521,14 @@ const ARM_POSES: usize = 500;
 /// tests/robots/planar_arm in a scratch directory, its rest pose `rest` (`hinge` in rad;
 /// `None`: the config's default, q = 0), lowered by the fit rule (no refinement).
 fn lowered_planar_arm(rest: Option<f64>) -> (tempfile::TempDir, PathBuf) {
-    let dir = common::scratch_robot("planar_arm");
-    let config = dir.path().join("robot.yaml");
-    if let Some(q) = rest {
-        let text = std::fs::read_to_string(&config).unwrap();
-        std::fs::write(&config, format!("{text}rest_pose: {{hinge: {q}}}\n")).unwrap();
-    }
-    let loaded = load_robot(&config, &LoadOptions::default()).unwrap();
-    let options = LowerOptions {
-        fit: FitOptions::default(),
-        tight: TightLinks::default(),
-        refine: None,
-        mesh_limits: MeshLimits::default(),
-        max_total_triangles: 50_000_000,
-    };
-    let lowered = lower(&loaded, &options, None).unwrap();
-    let path = dir.path().join("manifest.yaml");
-    std::fs::write(&path, &lowered.text).unwrap();
-    (dir, path)
+    let extra = rest
+        .map(|q| format!("rest_pose: {{hinge: {q}}}\n"))
+        .unwrap_or_default();
+    let (dir, config) = common::ScratchRobot::folder("planar_arm")
+        .config_extra(&extra)
+        .lowered(&["--no-refine"])
+        .build();
+    (dir, config.with_file_name("manifest.yaml"))
 }
 
 /// The angle where the bar's meshes first touch the wall, by hand from the URDF's numbers:

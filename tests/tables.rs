@@ -3,21 +3,7 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-fn scratch(urdf_dir: &str, files: &[&str], urdf: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    for f in files {
-        std::fs::copy(common::repo().join(urdf_dir).join(f), dir.path().join(f)).unwrap();
-    }
-    std::fs::write(
-        dir.path().join("robot.yaml"),
-        format!("name: {}\nurdf: {urdf}\n", urdf.trim_end_matches(".urdf")),
-    )
-    .unwrap();
-    let config = dir.path().join("robot.yaml");
-    (dir, config)
-}
+use common::ScratchRobot;
 
 /// Stdout of a successful run, with the scratch directory's path replaced.
 fn table(args: &[&str], dir: &std::path::Path) -> String {
@@ -40,15 +26,7 @@ fn snapshot(name: &str, text: &str) {
 
 #[test]
 fn lower_acm_and_verify_tables() {
-    let shapes = [
-        "shapes.urdf",
-        "cube.stl",
-        "cylinder.stl",
-        "l_shape.stl",
-        "plate.stl",
-        "triangle.stl",
-    ];
-    let (dir, config) = scratch("tests/robots/shapes", &shapes, "shapes.urdf");
+    let (dir, config) = ScratchRobot::folder("shapes").build();
     let c = config.to_str().unwrap();
     let lowered = table(
         &["lower", c, "--tight-link", "base", "--write", "-q"],
@@ -56,7 +34,7 @@ fn lower_acm_and_verify_tables() {
     );
     snapshot("lower_shapes", &lowered);
 
-    let (dir3, config3) = scratch("tests/robots", &["acm_three.urdf"], "acm_three.urdf");
+    let (dir3, config3) = ScratchRobot::new("acm_three.urdf").build();
     let c3 = config3.to_str().unwrap();
     table(&["lower", c3, "--write", "--no-refine", "-q"], dir3.path());
     let acm = table(
@@ -80,14 +58,7 @@ fn lower_acm_and_verify_tables() {
 /// (the timing table after them changes from run to run and is cut).
 #[test]
 fn sweep_free_space_table() {
-    let files = [
-        "tests/robots/planar_arm/planar_arm.urdf",
-        "tests/robots/planar_arm/wall.stl",
-        "tests/robots/planar_arm/bar.stl",
-        "tests/robots/planar_arm/robot.yaml",
-    ];
-    let dir = common::scratch_files(&files);
-    let config = dir.path().join("robot.yaml");
+    let (dir, config) = common::ScratchRobot::folder("planar_arm").build();
     table(
         &[
             "lower",

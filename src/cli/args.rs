@@ -143,7 +143,7 @@ pub struct LowerArgs {
     /// Keep the fit rule's choice: no automatic refinement against the meshes.
     #[arg(long)]
     pub no_refine: bool,
-    /// Median kernel cost per check_self_collision the refinement may reach, in µs (estimated; default 5 for an arm of at most 12 links with geometry, 17 otherwise: 20 µs measured less the estimate's error).
+    /// Median kernel cost per check_self_collision the refinement may reach, in µs (estimated; default 5 for an arm of at most 12 links with geometry, 40 otherwise).
     #[arg(long, value_name = "US", allow_hyphen_values = true)]
     pub budget_us: Option<f64>,
     /// The manifest (default: manifest.yaml beside the robot config).

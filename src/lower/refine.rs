@@ -117,6 +117,10 @@ pub fn neighbours_at_rest(
     truths: &BTreeMap<String, TriMesh>,
     user: &[(String, String)],
 ) -> Result<BTreeMap<String, Vec<V3>>> {
+    // A robot of one rigid body has no pair to keep apart.
+    if skeleton.joints.is_empty() {
+        return Ok(BTreeMap::new());
+    }
     let mut bare = skeleton.clone();
     bare.links.clear();
     bare.acm.clear();

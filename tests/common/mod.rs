@@ -1,5 +1,14 @@
-//! Shared helpers for the integration tests.
+//! Shared helpers for the integration tests, included by every test as `mod common;`
+//! (not every test uses every item).
 #![allow(dead_code)]
+
+pub mod kernel_models;
+pub mod parry_bridge;
+pub mod scratch;
+
+// Not every test builds a scratch robot.
+#[allow(unused_imports)]
+pub use scratch::ScratchRobot;
 
 use std::path::PathBuf;
 
@@ -41,24 +50,14 @@ pub fn collide_ok(args: &[&str]) -> std::process::Output {
     out
 }
 
-/// A scratch directory holding a copy of every file of `tests/robots/NAME/`, for tests
-/// that write manifests or edit the robot.
-pub fn scratch_robot(name: &str) -> tempfile::TempDir {
-    let files: Vec<PathBuf> = std::fs::read_dir(repo().join("tests/robots").join(name))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    let files: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
-    scratch_files(&files)
-}
-
-/// A scratch directory holding copies of `files` (paths relative to the repository, or
-/// absolute), each under its own file name.
-pub fn scratch_files(files: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for f in files {
-        let p = repo().join(f);
-        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
-    }
-    dir
+/// Manifest text with the first number after `key` in `link`'s entry (from its
+/// `- name: LINK` line on: its first primitive) replaced by `f` of it.
+pub fn tamper(text: &str, link: &str, key: &str, f: impl Fn(f64) -> f64) -> String {
+    let at = text
+        .find(&format!("- name: {link}\n"))
+        .unwrap_or_else(|| panic!("no link {link}"));
+    let start = at + text[at..].find(key).unwrap() + key.len();
+    let end = start + text[start..].find([',', ']', '}']).unwrap();
+    let v: f64 = text[start..end].trim().parse().unwrap();
+    format!("{}{}{}", &text[..start], f(v), &text[end..])
 }
