@@ -114,16 +114,6 @@ pub fn box_box_sat(a: &Obb, b: &Obb) -> f64 {
     sat15(&r, t, a.half, b.half).0
 }
 
-/// [`box_box_sat`] and the unit axis attaining it, oriented from `a` towards `b` (a good
-/// GJK seed direction).
-#[inline]
-pub fn box_box_sat_dir(a: &Obb, b: &Obb) -> (f64, V3) {
-    let r = mul_mtm(&a.rot, &b.rot);
-    let t = mul_mtv(&a.rot, sub(b.center, a.center));
-    let (s, code) = sat15(&r, t, a.half, b.half);
-    (s, sat_axis(a, b, code))
-}
-
 /// Cube-specialised 15-axis SAT: box `b` against the axis-aligned cube of centre `c` and
 /// half side `s`. The cube's frame is the common frame, so `R` is `b.rot` itself and `T`
 /// the plain centre offset: no frame product, and the three cube axes are unit by

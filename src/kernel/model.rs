@@ -21,10 +21,63 @@ use super::vec3::{
 pub const MAX_HULL_VERTICES: usize = 320;
 /// Tolerance on rotation matrices (`|RᵀR − I|`) and unit axes.
 pub const UNIT_TOL: f64 = 1e-6;
-/// A hull vertex may stick out of its box or DOP by at most this much (metres; manifest
-/// rounding). The kernel then raises its own copy of the box/DOP value to contain it, so the
-/// containment the lower bounds rely on holds exactly in the kernel's data.
-pub const CONTAINMENT_TOL: f64 = 1e-6;
+/// A tight primitive's DOP may stick out of its box, and a hull vertex out of its box or
+/// DOP, by at most this much (metres: floating-point rounding of written values). The
+/// kernel then raises its own copy of the box/DOP value to contain it, so the containment
+/// the lower bounds rely on holds exactly in the kernel's data. The one tolerance of the
+/// one nesting check ([`nesting_fault`]), which the manifest loader runs too.
+pub const CONTAINMENT_TOL: f64 = 1e-9;
+
+/// Where a tight primitive's hull-in-DOP-in-box nesting fails by more than
+/// [`CONTAINMENT_TOL`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NestingFault {
+    /// DOP support `k` (of the first six: ±x, ±y, ±z) exceeds the box's half extent.
+    DopOutsideBox { k: usize, excess: f64 },
+    /// Hull vertex `vertex` lies outside the box.
+    VertexOutsideBox { vertex: usize, excess: f64 },
+    /// Hull vertex `vertex` lies outside DOP plane `k`.
+    VertexOutsideDop {
+        vertex: usize,
+        k: usize,
+        excess: f64,
+    },
+}
+
+/// The first failure of a tight primitive's nesting (DOP within the box, every hull vertex
+/// within both); the box is `center`, `rot` (box axes as columns), `half`; `dop` and the
+/// hull vertices `hull` are in the link frame... the DOP's supports are measured in the box
+/// frame.
+pub fn nesting_fault(
+    center: V3,
+    rot: &Mat3,
+    half: V3,
+    dop: &[f64; 26],
+    hull: &[V3],
+) -> Option<NestingFault> {
+    for k in 0..6 {
+        let excess = dop[k] - half[k / 2];
+        if excess > CONTAINMENT_TOL {
+            return Some(NestingFault::DopOutsideBox { k, excess });
+        }
+    }
+    for (vertex, p) in hull.iter().enumerate() {
+        let q = mul_mtv(rot, sub(*p, center));
+        let excess = (0..3)
+            .map(|k| q[k].abs() - half[k])
+            .fold(f64::NEG_INFINITY, f64::max);
+        if excess > CONTAINMENT_TOL {
+            return Some(NestingFault::VertexOutsideBox { vertex, excess });
+        }
+        for (k, u) in DIRECTIONS.iter().enumerate() {
+            let excess = dot(*u, q) - dop[k];
+            if excess > CONTAINMENT_TOL {
+                return Some(NestingFault::VertexOutsideDop { vertex, k, excess });
+            }
+        }
+    }
+    None
+}
 /// Default refinement band (metres): see [`Model::refine_band`].
 pub const DEFAULT_REFINE_BAND: f64 = 0.01;
 
@@ -570,35 +623,34 @@ impl Model {
                         }
                         let verts = &hull_vertices[t.hull_offset..t.hull_offset + t.hull_len];
                         let mut obb = t.bx.obb();
+                        if let Some(f) =
+                            nesting_fault(obb.center, &obb.rot, obb.half, &t.dop26, verts)
+                        {
+                            return Err(match f {
+                                NestingFault::DopOutsideBox { k, excess } => format!(
+                                    "{what}: dop26[{k}] exceeds the box's half extent by {excess:.3e} m"
+                                ),
+                                NestingFault::VertexOutsideBox { vertex, excess } => format!(
+                                    "{what}: hull vertex {vertex} lies {excess:.3e} m outside the box"
+                                ),
+                                NestingFault::VertexOutsideDop { vertex, k, excess } => format!(
+                                    "{what}: hull vertex {vertex} lies {excess:.3e} m outside dop26[{k}]"
+                                ),
+                            });
+                        }
+                        // Within the tolerance: raise the kernel's own copies to contain
+                        // the hull exactly.
                         let mut d = t.dop26;
                         let mut radius: f64 = 0.0;
-                        for (vi, v) in verts.iter().enumerate() {
+                        for v in verts {
                             let rel = sub(*v, obb.center);
                             radius = radius.max(norm(rel));
                             let lb = mul_mtv(&obb.rot, rel);
                             for (h, c) in obb.half.iter_mut().zip(lb) {
-                                let need = c.abs();
-                                if need > *h {
-                                    if need > *h + CONTAINMENT_TOL {
-                                        return Err(format!(
-                                            "{what}: hull vertex {vi} lies {:.3e} m outside the box",
-                                            need - *h
-                                        ));
-                                    }
-                                    *h = need;
-                                }
+                                *h = h.max(c.abs());
                             }
                             for (kk, nrm) in DIRECTIONS.iter().enumerate() {
-                                let s = dot(*nrm, lb);
-                                if s > d[kk] {
-                                    if s > d[kk] + CONTAINMENT_TOL {
-                                        return Err(format!(
-                                            "{what}: hull vertex {vi} lies {:.3e} m outside dop26[{kk}]",
-                                            s - d[kk]
-                                        ));
-                                    }
-                                    d[kk] = s;
-                                }
+                                d[kk] = d[kk].max(dot(*nrm, lb));
                             }
                         }
                         PrimData {

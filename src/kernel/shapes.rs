@@ -296,9 +296,3 @@ impl PosedHull<'_> {
         }
     }
 }
-
-/// `p` expressed in the frame of `b` (box frame, origin at the box centre).
-#[inline(always)]
-pub fn to_box_frame(b: &Obb, p: V3) -> V3 {
-    mul_mtv(&b.rot, sub(p, b.center))
-}

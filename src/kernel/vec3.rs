@@ -213,11 +213,6 @@ impl Iso {
     pub fn transform_point(&self, p: V3) -> V3 {
         add(mul_mv(&self.rot, p), self.pos)
     }
-
-    #[inline(always)]
-    pub fn transform_vector(&self, v: V3) -> V3 {
-        mul_mv(&self.rot, v)
-    }
 }
 
 /// Largest deviation of `mᵀm` from the identity; used to validate rotations.

@@ -9,8 +9,6 @@ use std::fmt;
 pub const SCHEMA_VERSION: u32 = 1;
 /// Most vertices a tight box's hull may have: the kernel's cap.
 pub use crate::kernel::MAX_HULL_VERTICES;
-/// Slack allowed by the loader's containment checks (hull in DOP in box), in metres.
-pub const CONTAINMENT_TOLERANCE_M: f64 = 1e-9;
 
 /// The 26 unit directions of `dop26`, in order: the kernel's, the one definition.
 pub fn dop26_directions() -> [[f64; 3]; 26] {

@@ -3,7 +3,7 @@
 //! DOP within box.
 
 use super::schema::*;
-use crate::kernel::vec3::{dot, mul_mtv, rot_from_rpy, sub};
+use crate::kernel::vec3::{dot, rot_from_rpy};
 use std::collections::{HashMap, HashSet};
 
 /// Where in the document a check failed, for its line number.
@@ -81,7 +81,6 @@ pub fn validate(m: &Manifest) -> std::result::Result<(), Invalid> {
 /// [`validate`]'s other checks: the first failure of each link. A well-formed manifest
 /// that fails here is a broken proof (what `verify` reports), not unreadable text.
 pub fn nesting_failures(m: &Manifest) -> Vec<(String, Invalid)> {
-    let dirs = dop26_directions();
     let mut out = Vec::new();
     for (i, l) in m.links.iter().enumerate() {
         let failed = l.primitives.iter().enumerate().find_map(|(k, p)| {
@@ -90,7 +89,7 @@ pub fn nesting_failures(m: &Manifest) -> Vec<(String, Invalid)> {
                 site: Site::Primitive(i, k),
                 field: format!("primitives[{k}]"),
             };
-            check_box_nesting(&c, b, &dirs).err()
+            check_box_nesting(&c, b).err()
         });
         out.extend(failed.map(|e| (l.name.clone(), e)));
     }
@@ -289,7 +288,6 @@ pub(super) fn validate_with(m: &Manifest, nesting: bool) -> std::result::Result<
 
     // Links.
     let mut link_names: HashSet<&str> = HashSet::new();
-    let dirs = dop26_directions();
     for (i, l) in m.links.iter().enumerate() {
         let c = Checker {
             site: Site::Link(i),
@@ -313,7 +311,7 @@ pub(super) fn validate_with(m: &Manifest, nesting: bool) -> std::result::Result<
                 site: Site::Primitive(i, k),
                 field: format!("links[{i}] ({}).primitives[{k}]", l.name),
             };
-            check_primitive(&c, p, &dirs, nesting)?;
+            check_primitive(&c, p, nesting)?;
         }
         check_fit(i, l)?;
     }
@@ -347,12 +345,7 @@ pub(super) fn validate_with(m: &Manifest, nesting: bool) -> std::result::Result<
     Ok(())
 }
 
-fn check_primitive(
-    c: &Checker,
-    p: &Primitive,
-    dirs: &[[f64; 3]; 26],
-    nesting: bool,
-) -> std::result::Result<(), Invalid> {
+fn check_primitive(c: &Checker, p: &Primitive, nesting: bool) -> std::result::Result<(), Invalid> {
     match p {
         Primitive::Capsule(cap) => {
             c.finite("a", &cap.a)?;
@@ -393,62 +386,49 @@ fn check_primitive(
                 c.finite(&format!("hull[{v}]"), p)?;
             }
             if nesting {
-                check_box_nesting(c, b, dirs)?;
+                check_box_nesting(c, b)?;
             }
         }
     }
     Ok(())
 }
 
-/// A tight box's DOP within the box, its hull within both (nothing to check on a plain box).
-fn check_box_nesting(
-    c: &Checker,
-    b: &BoxPrim,
-    dirs: &[[f64; 3]; 26],
-) -> std::result::Result<(), Invalid> {
+/// A tight box's DOP within the box, its hull within both (nothing to check on a plain
+/// box): the kernel's own nesting check, with its tolerance.
+fn check_box_nesting(c: &Checker, b: &BoxPrim) -> std::result::Result<(), Invalid> {
+    use crate::kernel::model::{NestingFault, nesting_fault};
     let (Some(dop), Some(hull)) = (&b.dop26, &b.hull) else {
         return Ok(());
     };
-    let r = rot_from_rpy(b.rpy);
+    let rot = rot_from_rpy(b.rpy);
     let half = b.half_extents;
-    // DOP within box: its supports along ±x, ±y, ±z.
-    for k in 0..6 {
-        if dop[k] > half[k / 2] + CONTAINMENT_TOLERANCE_M {
-            return Err(c.fail(
-                &format!("dop26[{k}]"),
-                format!("{} exceeds the box's half extent {}", dop[k], half[k / 2]),
-            ));
-        }
-    }
-    for (v, p) in hull.iter().enumerate() {
-        // In the box frame: R^T (p - center).
-        let q = mul_mtv(&r, sub(*p, b.center));
-        let out = (0..3)
-            .map(|k| q[k].abs() - half[k])
-            .fold(f64::NEG_INFINITY, f64::max);
-        if out > CONTAINMENT_TOLERANCE_M {
-            return Err(c.fail(
-                &format!("hull[{v}]"),
+    match nesting_fault(b.center, &rot, half, dop, hull) {
+        None => Ok(()),
+        Some(NestingFault::DopOutsideBox { k, .. }) => Err(c.fail(
+            &format!("dop26[{k}]"),
+            format!("{} exceeds the box's half extent {}", dop[k], half[k / 2]),
+        )),
+        Some(NestingFault::VertexOutsideBox { vertex, excess }) => {
+            let p = hull[vertex];
+            Err(c.fail(
+                &format!("hull[{vertex}]"),
                 format!(
-                    "vertex [{}, {}, {}] lies {out:.3e} m outside its box",
+                    "vertex [{}, {}, {}] lies {excess:.3e} m outside its box",
                     p[0], p[1], p[2]
                 ),
-            ));
+            ))
         }
-        for (k, u) in dirs.iter().enumerate() {
-            let excess = dot(*u, q) - dop[k];
-            if excess > CONTAINMENT_TOLERANCE_M {
-                return Err(c.fail(
-                    &format!("hull[{v}]"),
-                    format!(
-                        "vertex [{}, {}, {}] lies {excess:.3e} m outside dop26[{k}]",
-                        p[0], p[1], p[2]
-                    ),
-                ));
-            }
+        Some(NestingFault::VertexOutsideDop { vertex, k, excess }) => {
+            let p = hull[vertex];
+            Err(c.fail(
+                &format!("hull[{vertex}]"),
+                format!(
+                    "vertex [{}, {}, {}] lies {excess:.3e} m outside dop26[{k}]",
+                    p[0], p[1], p[2]
+                ),
+            ))
         }
     }
-    Ok(())
 }
 
 fn check_fit(i: usize, l: &Link) -> std::result::Result<(), Invalid> {
