@@ -1025,7 +1025,7 @@ mod tests {
         let bx = BoxShape::from_rpy([0.0; 3], [0.0; 3], [1.0; 3]);
         l.primitives = vec![Primitive::Tight(TightGeometry {
             bx,
-            dop26: [10.0; 26],
+            dop26: [1.0; 26],
             hull_offset: 0,
             hull_len: 321,
         })];
@@ -1034,7 +1034,7 @@ mod tests {
         assert!(e.contains("321 vertices"), "{e}");
         l.primitives = vec![Primitive::Tight(TightGeometry {
             bx,
-            dop26: [10.0; 26],
+            dop26: [1.0; 26],
             hull_offset: 0,
             hull_len: 1,
         })];
