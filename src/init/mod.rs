@@ -19,6 +19,7 @@
 
 use crate::acm::adjacency::LinkTree;
 use crate::error::{Error, Result};
+use crate::io::allow::{quoted, scalar};
 use crate::io::package::PackageResolver;
 use crate::io::robot::{LoadedRobot, ReadOptions, RestPoseSpec, RobotConfig, load_robot};
 use crate::io::srdf::read_srdf;
@@ -641,24 +642,6 @@ fn pair_list(pairs: &[(String, String)], max: usize) -> String {
     s
 }
 
-/// `name` as a YAML scalar: plain when that reads back as the same string, else quoted.
-fn scalar(name: &str) -> String {
-    let plain = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c))
-        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && !matches!(
-            name.to_ascii_lowercase().as_str(),
-            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
-        );
-    if plain {
-        name.to_string()
-    } else {
-        quoted(name)
-    }
-}
-
 /// A file reference (`package://pkg/x.urdf`, `../x.urdf`) as a YAML scalar: plain when a
 /// colon in it is never followed by a space or the end, as YAML allows.
 fn reference(text: &str) -> String {
@@ -675,11 +658,6 @@ fn reference(text: &str) -> String {
     } else {
         quoted(text)
     }
-}
-
-/// A double-quoted YAML scalar (JSON's escapes are YAML's).
-fn quoted(text: &str) -> String {
-    serde_json::to_string(text).expect("a string serializes")
 }
 
 /// A number as YAML reads it back exactly.

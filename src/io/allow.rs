@@ -157,7 +157,7 @@ pub fn check_entries(entries: &[AllowEntry], robot: &Robot, path: &Path, text: &
 }
 
 /// `name` as a YAML scalar: plain when that reads back as the same string, else quoted.
-fn scalar(name: &str) -> String {
+pub fn scalar(name: &str) -> String {
     let plain = !name.is_empty()
         && name
             .chars()
@@ -175,7 +175,7 @@ fn scalar(name: &str) -> String {
 }
 
 /// A double-quoted YAML scalar (JSON's escapes are YAML's).
-fn quoted(text: &str) -> String {
+pub fn quoted(text: &str) -> String {
     serde_json::to_string(text).expect("a string serializes")
 }
 
