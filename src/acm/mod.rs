@@ -130,6 +130,11 @@ pub struct Regenerated {
     pub truth: Option<MeshTruth>,
 }
 
+/// Seeded poses (and their seed) on which an `always` certificate's pair must touch on the
+/// meshes, besides the base configuration, before the row is taken.
+const ALWAYS_CHECK_POSES: usize = 32;
+const ALWAYS_CHECK_SEED: u64 = 11;
+
 /// Seeded poses on which the meshes of pairs whose primitives alone overlap everywhere are
 /// measured (the report's evidence; the sampling report's first poses).
 const LOOSE_PAIR_POSES: usize = 1000;
@@ -331,7 +336,10 @@ impl<'k> PairDecider<'k> {
             );
         }
         // Two refined links are re-asked of their hulls by the kernel: never exempt them as always.
-        if !both_tight && let Some(proof) = self.fixed_point_always(&self.probe, ws, a, b, &chain) {
+        if !both_tight
+            && let Some(proof) = self.fixed_point_always(&self.probe, ws, a, b, &chain)
+            && !self.meshes_apart_somewhere(ws, a, b)
+        {
             return (Verdict::Always(proof), None);
         }
         match branch_and_bound(model, ws, pi, &chain, &self.base, self.margin, self.budget) {
@@ -373,6 +381,9 @@ impl<'k> PairDecider<'k> {
                     Some("no shared point of the parts where the kernel first met them, nor at the deepest seeded pose".to_string())
                 } else {
                     match self.moving_always(&self.probe, ws, a, b, &chain, self.budget) {
+                        Ok(_) if self.meshes_apart_somewhere(ws, a, b) => Some(
+                            "a certificate was found, but the meshes are apart at a sampled configuration: refused (the mesh oracle has the last word)".to_string(),
+                        ),
                         Ok(proof) => return (Verdict::Always(proof), None),
                         Err(why) => Some(why),
                     }
@@ -412,6 +423,29 @@ impl<'k> PairDecider<'k> {
             }
         }
         best
+    }
+
+    /// Whether the real meshes of `a` and `b` are apart at the base configuration (every
+    /// joint mid-range) or at one of [`ALWAYS_CHECK_POSES`] seeded poses: then no `always`
+    /// certificate is taken, whatever it claims; the mesh oracle has the last word
+    /// (`ws` is reposed).
+    fn meshes_apart_somewhere(&self, ws: &mut crate::kernel::Workspace, a: usize, b: usize) -> bool {
+        let Some(truth) = self.truth else {
+            return false;
+        };
+        let model = &self.k.model;
+        let mut q = self.base.clone();
+        for i in 0..=ALWAYS_CHECK_POSES {
+            if i > 0 {
+                crate::truth::poses::uniform_q(model, ALWAYS_CHECK_SEED, i as u64, &mut q);
+            }
+            model.fk(&q, ws);
+            let place = crate::truth::poses::placements(ws, model.n_links());
+            if !truth.touching(a, &place[a], b, &place[b]) {
+                return true;
+            }
+        }
+        false
     }
 
     /// A common ball at a point no joint between `a` and `b` moves (`ws` is reposed).
