@@ -429,7 +429,12 @@ impl<'k> PairDecider<'k> {
     /// joint mid-range) or at one of [`ALWAYS_CHECK_POSES`] seeded poses: then no `always`
     /// certificate is taken, whatever it claims; the mesh oracle has the last word
     /// (`ws` is reposed).
-    fn meshes_apart_somewhere(&self, ws: &mut crate::kernel::Workspace, a: usize, b: usize) -> bool {
+    fn meshes_apart_somewhere(
+        &self,
+        ws: &mut crate::kernel::Workspace,
+        a: usize,
+        b: usize,
+    ) -> bool {
         let Some(truth) = self.truth else {
             return false;
         };
