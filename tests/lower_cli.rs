@@ -272,8 +272,8 @@ fn bad_refinement_flags_are_one_line_and_exit_2() {
 }
 
 /// The committed UR5 was lowered by the default command: every link says why it
-/// has its geometry, the refined ones name the pair and its measured false
-/// stops, and those links are tight.
+/// has its geometry, the refined ones name the pair and what it refused (free poses,
+/// false stops, or the rest pose), and those links are tight.
 #[test]
 fn committed_ur5_records_its_refinement_reasons() {
     let text = std::fs::read_to_string(common::repo().join("robots/ur5/manifest.yaml")).unwrap();
@@ -284,7 +284,9 @@ fn committed_ur5_records_its_refinement_reasons() {
         if l.fit.reason.starts_with("pair ") {
             refined += 1;
             assert!(
-                l.fit.reason.contains("false stops") || l.fit.reason.contains("meshes apart"),
+                l.fit.reason.contains("of the free poses")
+                    || l.fit.reason.contains("false stops")
+                    || l.fit.reason.contains("meshes apart"),
                 "{}: {}",
                 l.name,
                 l.fit.reason
