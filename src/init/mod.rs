@@ -212,28 +212,7 @@ pub fn config_path(out: Option<&Path>, name: &str) -> PathBuf {
 
 /// The robot's joints without any primitive: what the kernel needs for forward kinematics.
 fn skeleton(loaded: &LoadedRobot) -> Manifest {
-    let robot = &loaded.robot;
-    Manifest {
-        schema_version: manifest::SCHEMA_VERSION,
-        robot: robot.name.clone(),
-        generator: String::new(),
-        sources: Vec::new(),
-        headroom_m: 0.0,
-        hull_headroom_m: 0.0,
-        margin_m: 0.0,
-        rest_pose: manifest::RestPose {
-            q: manifest::JointValues::default(),
-            clear: true,
-            min_distance_m: 0.0,
-        },
-        joints: robot
-            .joints
-            .iter()
-            .map(|j| manifest::fit::manifest_joint(robot, j))
-            .collect(),
-        links: Vec::new(),
-        acm: Vec::new(),
-    }
+    manifest::fit::skeleton(&loaded.robot)
 }
 
 /// The rest pose `spec` (none: q = 0 clamped) as the config would give it, in kernel dof

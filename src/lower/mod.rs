@@ -189,8 +189,6 @@ pub fn lower(
         .unwrap_or_default();
     // The manifest without its links: what the neighbours at rest are placed with.
     let mut manifest = Manifest {
-        schema_version: manifest::SCHEMA_VERSION,
-        robot: robot.name.clone(),
         generator: generator(),
         sources,
         headroom_m: options.fit.headroom,
@@ -201,13 +199,7 @@ pub fn lower(
             clear: true,
             min_distance_m: 0.0,
         },
-        joints: robot
-            .joints
-            .iter()
-            .map(|j| manifest::fit::manifest_joint(robot, j))
-            .collect(),
-        links: Vec::new(),
-        acm: Vec::new(),
+        ..manifest::fit::skeleton(robot)
     };
     // A decomposition keeps the meshes of the links each link must clear at rest out of
     // its pieces' hulls.

@@ -4,6 +4,32 @@ use crate::fit::{self, Kind, LinkFit};
 use crate::manifest;
 use crate::model::{Joint, JointKind, Robot};
 
+/// A manifest of `robot`'s joints alone: no source, no link, no ACM, the rest pose at q = 0
+/// (unnamed joints at 0); what the kernel needs for forward kinematics before any fit.
+pub fn skeleton(robot: &Robot) -> manifest::Manifest {
+    manifest::Manifest {
+        schema_version: manifest::SCHEMA_VERSION,
+        robot: robot.name.clone(),
+        generator: String::new(),
+        sources: Vec::new(),
+        headroom_m: 0.0,
+        hull_headroom_m: 0.0,
+        margin_m: 0.0,
+        rest_pose: manifest::RestPose {
+            q: manifest::JointValues::default(),
+            clear: true,
+            min_distance_m: 0.0,
+        },
+        joints: robot
+            .joints
+            .iter()
+            .map(|j| manifest_joint(robot, j))
+            .collect(),
+        links: Vec::new(),
+        acm: Vec::new(),
+    }
+}
+
 pub fn manifest_joint(robot: &Robot, j: &Joint) -> manifest::Joint {
     let kind = match j.kind {
         JointKind::Fixed => manifest::JointKind::Fixed,
