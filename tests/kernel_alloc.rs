@@ -114,6 +114,7 @@ fn fk_and_check_do_not_allocate_and_are_deterministic() {
     for (name, m) in &models {
         let qs: Vec<Vec<f64>> = (0..2500).map(|_| random_q(m, &mut rng)).collect();
         let mut narrow = 0u64;
+        let mut epa = 0u64;
         let mut tripped = 0usize;
         for (want_all, warm) in [(false, false), (true, false), (true, true), (false, true)] {
             let (a, sa) = run(m, &qs, want_all, warm);
@@ -129,8 +130,15 @@ fn fk_and_check_do_not_allocate_and_are_deterministic() {
         for q in &qs {
             m.check_self_collision(q, &mut ws, false);
             narrow += ws.stats().narrow as u64;
+            epa += ws.stats().epa_steps as u64;
         }
-        eprintln!("{name}: {narrow} narrow-phase calls, {tripped} of 2500 configurations trip");
+        eprintln!(
+            "{name}: {narrow} narrow-phase calls, {epa} expanding-polytope scans, {tripped} of 2500 configurations trip"
+        );
         assert!(narrow > 0, "{name}: the narrow phase never ran");
+        if name.contains("tight") {
+            // Overlapping tight pairs run the expanding polytope, inside the counted calls.
+            assert!(epa > 0, "{name}: the expanding polytope never ran");
+        }
     }
 }

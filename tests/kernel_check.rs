@@ -2,18 +2,22 @@
 //! configurations of several models, every checked pair's reported value is compared with
 //! parry3d-f64's distance between the world-placed primitives (minimum over primitive pairs).
 //!
-//! Asserted: every pair value `<=` the oracle (conservative); a pair value at or below
+//! Asserted: every pair value `<=` the oracle (conservative), and in overlap `<=` the exact
+//! signed distance (minus the penetration depth, parry's `contact`); a pair value at or below
 //! `margin + refine_band` equals the oracle within the GJK tolerance (refined exactly); the
 //! verdict, first tripping pair, minimum and its pair agree with the pair values; every pair
-//! whose oracle distance is `<= margin` trips; bounding spheres contain their primitives.
+//! whose oracle distance is `<= margin` trips; bounding spheres contain their primitives. On
+//! every committed robot's rest pose (the manifests alone, no meshes), every checked pair's
+//! value is at most the exact signed distance of its primitives (issue 22).
 
 mod common;
 
 use collide::kernel::vec3::{Iso, Mat3, V3, add, mul_mm, mul_mv, norm, sub};
 use collide::kernel::{Model, Primitive};
+use collide::manifest::Manifest;
 use common::kernel_models::{Rng, humanoid29, mixed_tight_arm, panda, panda_tight, random_q};
 
-use common::parry_bridge::{Cloud, ppose, pv};
+use common::parry_bridge::{Cloud, gjk_multi, ppose, pv};
 use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::query;
 use parry3d_f64::shape::{Cuboid, Segment, SupportMap};
@@ -49,30 +53,6 @@ fn place(m: &Model, link: usize, pose: &Iso) -> Vec<Core> {
             ),
         })
         .collect()
-}
-
-fn gjk_multi<G1: SupportMap, G2: SupportMap>(pos12: &Pose, g1: &G1, g2: &G2) -> f64 {
-    let mut best = query::details::distance_support_map_support_map(pos12, g1, g2);
-    for d in [
-        Vector::X,
-        -Vector::X,
-        Vector::Y,
-        -Vector::Y,
-        Vector::Z,
-        -Vector::Z,
-    ] {
-        let mut s = query::gjk::VoronoiSimplex::new();
-        best = best.min(
-            query::details::distance_support_map_support_map_with_params(
-                pos12,
-                g1,
-                g2,
-                &mut s,
-                Some(d),
-            ),
-        );
-    }
-    best
 }
 
 /// Oracle distance between two placed primitives (0 on overlap).
@@ -124,12 +104,42 @@ impl SupportMap for &dyn SupportMapDyn {
     }
 }
 
+/// Exact signed distance between two placed primitives: the distance when apart, minus the
+/// penetration depth in overlap. Segment pairs in closed form (two segments' difference is
+/// flat, so their signed distance is their distance, and a capsule is `segment ⊕ ball`:
+/// `signed(capsule, X) = signed(segment, X) − r`); everything else by parry's `contact`
+/// (GJK, then EPA in overlap). EPA's polytope lies inside `A − B`, so its depth is never
+/// above the true one: the value is never below the truth (up to rounding).
+fn signed_oracle(a: &Core, b: &Core) -> f64 {
+    let (ra, rb) = (radius(a), radius(b));
+    let core = match (a, b) {
+        (Core::Seg(a0, a1, _), Core::Seg(b0, b1, _)) => query::details::distance_segment_segment(
+            &Pose::IDENTITY,
+            &Segment::new(pv(*a0), pv(*a1)),
+            &Segment::new(pv(*b0), pv(*b1)),
+        ),
+        _ => with_shape(a, &mut |pa, ga| {
+            with_shape(b, &mut |pb, gb| {
+                query::details::contact_support_map_support_map(&pa.inv_mul(&pb), &ga, &gb, 1e3)
+                    .map_or(f64::NAN, |c| c.dist)
+            })
+        }),
+    };
+    core - ra - rb
+}
+
 fn check_model(name: &str, m: &Model, n_configs: usize, seed: u64) {
+    check_model_ws(name, m, n_configs, seed, false);
+}
+
+fn check_model_ws(name: &str, m: &Model, n_configs: usize, seed: u64, warm: bool) {
     let mut rng = Rng(seed);
     let mut ws = m.workspace();
+    ws.set_warm_start(warm);
     let margin = m.margin();
     let band = m.refine_band();
     let mut exact_checked = 0usize;
+    let mut overlap_checked = 0usize;
     let mut trips = 0usize;
     for _ in 0..n_configs {
         let q = random_q(m, &mut rng);
@@ -159,9 +169,17 @@ fn check_model(name: &str, m: &Model, n_configs: usize, seed: u64) {
             let ca = place(m, i, &poses[i]);
             let cb = place(m, j, &poses[j]);
             let mut o = f64::INFINITY;
+            let mut signed = f64::INFINITY;
             for a in &ca {
                 for b in &cb {
-                    o = o.min(oracle(a, b));
+                    let d = oracle(a, b);
+                    o = o.min(d);
+                    if d <= TOL_GJK {
+                        // Overlapping (or nearly): the value must also bound the depth.
+                        let s = signed_oracle(a, b);
+                        assert!(!s.is_nan(), "{name}: pair ({i},{j}): parry's EPA gave up");
+                        signed = signed.min(s);
+                    }
                 }
             }
             let tol = if o > 0.0 { TOL_CLOSED } else { TOL_GJK };
@@ -170,6 +188,14 @@ fn check_model(name: &str, m: &Model, n_configs: usize, seed: u64) {
                 "{name}: pair ({i},{j}) reported {:e} above the oracle {o:e}",
                 pd[k]
             );
+            if signed < 0.0 {
+                assert!(
+                    pd[k] <= signed + TOL_CLOSED,
+                    "{name}: pair ({i},{j}) reported {:e} above the signed distance {signed:e}",
+                    pd[k]
+                );
+                overlap_checked += 1;
+            }
             if o <= margin - TOL_GJK {
                 assert!(
                     pd[k] <= margin,
@@ -187,7 +213,7 @@ fn check_model(name: &str, m: &Model, n_configs: usize, seed: u64) {
         }
     }
     eprintln!(
-        "{name}: {n_configs} configurations, {trips} tripped, {exact_checked} in-band pair values checked exact"
+        "{name}: {n_configs} configurations, {trips} tripped, {exact_checked} in-band pair values checked exact, {overlap_checked} overlapping ones checked against the signed distance"
     );
 }
 
@@ -207,6 +233,129 @@ fn check_matches_oracle_on_tight_models() {
     check_model("mixed_tight48_margin", &mixed_tight_arm(48, 0.02), 400, 4);
     let m = mixed_tight_arm(48, 0.0).with_refine_band(0.0).unwrap();
     check_model("mixed_tight48_noband", &m, 300, 5);
+}
+
+/// Warm start on: a stored witness simplex that already holds the origin must not make an
+/// overlapping pair read 0 (it did: GJK returned 0 when the rebuilt simplex held the origin
+/// before any scan, and `max(stage 1, 0)` stood for the pair).
+#[test]
+fn check_matches_oracle_with_warm_start() {
+    check_model_ws("panda_tight64_warm", &panda_tight(64), 200, 3, true);
+    check_model_ws(
+        "mixed_tight48_warm",
+        &mixed_tight_arm(48, 0.02),
+        400,
+        4,
+        true,
+    );
+    check_model_ws("panda_warm", &panda(), 400, 1, true);
+}
+
+/// The committed manifests' kernels (`robots/*/manifest.yaml`), with the robot's name.
+fn committed_kernels() -> Vec<(String, collide::manifest::kernel::LoadedKernel, Manifest)> {
+    use collide::manifest::kernel::load_kernel;
+    use collide::manifest::load_manifest;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("robots");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("manifest.yaml").is_file())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 10, "{dirs:?}");
+    dirs.iter()
+        .map(|dir| {
+            let m = load_manifest(&dir.join("manifest.yaml")).unwrap();
+            let k = load_kernel(&m).unwrap();
+            (
+                dir.file_name().unwrap().to_string_lossy().into_owned(),
+                k,
+                m,
+            )
+        })
+        .collect()
+}
+
+/// Without every pair's value the kernel stops an overlapping tight pair's depth bound once
+/// it reaches the minimum so far: the verdict, the first tripping pair, the minimum and its
+/// pair must be bit for bit those of the full computation (`want_all_pairs`).
+#[test]
+fn the_minimum_is_the_same_with_and_without_every_pair_value() {
+    let mut models: Vec<(String, Model)> = committed_kernels()
+        .into_iter()
+        .map(|(name, k, _)| (name, k.model))
+        .collect();
+    models.push(("panda_tight64".into(), panda_tight(64)));
+    models.push(("mixed_tight48".into(), mixed_tight_arm(48, 0.02)));
+    let mut rng = Rng(22);
+    for (name, m) in &models {
+        let mut ws = m.workspace();
+        let (mut cut, mut full) = (0u64, 0u64);
+        for _ in 0..500 {
+            let q = random_q(m, &mut rng);
+            let a = m.check_self_collision(&q, &mut ws, false);
+            cut += u64::from(ws.stats().epa_steps);
+            let b = m.check_self_collision(&q, &mut ws, true);
+            full += u64::from(ws.stats().epa_steps);
+            let key = |r: &collide::kernel::CheckResult| {
+                (
+                    r.tripped,
+                    r.first_tripping_pair,
+                    r.min_distance.to_bits(),
+                    r.min_pair,
+                )
+            };
+            assert_eq!(key(&a), key(&b), "{name}: {q:?}");
+        }
+        eprintln!("{name}: expanding-polytope steps {cut} (minimum only) vs {full} (every pair)");
+        assert!(cut <= full, "{name}");
+    }
+}
+
+/// The primitives of every committed manifest (`robots/*/manifest.yaml`), placed at its rest
+/// pose: each checked pair's value against the exact signed distance of its primitives.
+/// Issue 22 found PR2's base_link / l_shoulder_pan_link (a capsule whose core lay inside the
+/// base box) reading −0.1864 m where the signed distance was −0.2868 m; that pair is proven
+/// `never` now, and `tests/kernel_oracle.rs` keeps a core inside a box as a hand-made case.
+/// Rest poses overlap on some pairs (primitives are larger than meshes), so the test must see
+/// overlap, not only gaps.
+#[test]
+fn rest_pose_values_are_at_most_the_signed_distance_on_every_committed_robot() {
+    let mut overlapping = 0usize;
+    for (name, k, m) in committed_kernels() {
+        let model = &k.model;
+        let q = k.q_from(&m.rest_pose.q);
+        let mut ws = model.workspace();
+        let res = model.check_self_collision(&q, &mut ws, true);
+        let pd = ws.pair_distances().to_vec();
+        let poses: Vec<Iso> = (0..model.n_links())
+            .map(|i| {
+                let (rot, pos) = ws.link_pose(i);
+                Iso { rot, pos }
+            })
+            .collect();
+        let mut least = f64::INFINITY;
+        for (p, &(i, j)) in model.checked_pairs().iter().enumerate() {
+            let (ca, cb) = (place(model, i, &poses[i]), place(model, j, &poses[j]));
+            let mut signed = f64::INFINITY;
+            for a in &ca {
+                for b in &cb {
+                    signed = signed.min(signed_oracle(a, b));
+                }
+            }
+            assert!(!signed.is_nan(), "{name}: parry's EPA gave up");
+            let names = (&k.link_names[i], &k.link_names[j]);
+            assert!(
+                pd[p] <= signed + TOL_CLOSED,
+                "{name}: {names:?} reported {:.6} m above the signed distance {signed:.6} m",
+                pd[p]
+            );
+            overlapping += usize::from(signed < 0.0);
+            least = least.min(signed);
+        }
+        assert!(res.min_distance <= least + TOL_CLOSED, "{name}");
+    }
+    assert!(overlapping > 0, "no checked pair overlaps at any rest pose");
 }
 
 #[test]

@@ -3,10 +3,11 @@
 //! # Semantics
 //!
 //! For every checked link pair (see [`Model::checked_pairs`]) the pair's value is the minimum
-//! over its primitive pairs of a per-primitive-pair value `v` with `v <= true distance`
-//! (0 when the solids touch or overlap; see each `distance_*` module for which routines are
-//! exact). A pair **trips** when its value is `<= margin` — or is NaN (non-finite `q`): the
-//! comparison is written so that NaN trips.
+//! over its primitive pairs of a per-primitive-pair value `v` with `v <=` the exact signed
+//! distance (the distance when apart, minus the penetration depth when the solids overlap;
+//! see each `distance_*` module for which routines are exact). A pair **trips** when its
+//! value is `<= margin` — or is NaN (non-finite `q`): the comparison is written so that NaN
+//! trips.
 //!
 //! Broad phase, link level: each link has a sphere around its primitives' spheres. A link
 //! pair whose sphere gap exceeds `margin + refine_band` is skipped whole and contributes
@@ -17,18 +18,23 @@
 //! pair whose sphere gap `|c1 − c2| − r1 − r2` exceeds `margin + refine_band` skips the narrow
 //! phase and contributes the sphere gap, a lower bound on its distance. A primitive pair whose
 //! sphere gap is already `>=` the pair's running minimum is skipped too (it cannot lower it).
-//! Narrow phases refine to the exact distance whenever their conservative bound is at most
-//! `margin + refine_band`.
+//! Narrow phases refine to the exact (signed) distance whenever their conservative bound is
+//! at most `margin + refine_band`.
 //!
-//! Consequently every reported pair value `v` satisfies `v <= true distance`, and whenever
-//! `v <= margin + refine_band` it is the exact distance (within the GJK tolerance, unless the
-//! GJK iteration cap was hit, in which case it is still a lower bound). `min_distance` is the
+//! Consequently every reported pair value `v` satisfies `v <=` the signed distance, and
+//! whenever `v <= margin + refine_band` it is the exact signed distance (within the GJK
+//! tolerance, unless GJK's or the expanding polytope's step cap was hit, in which case it is
+//! still a lower bound). `min_distance` is the
 //! smallest pair value: a lower bound on the true minimum distance over checked pairs, exact
 //! when it is `<= margin + refine_band`; `+∞` when there is no checked pair.
 //!
-//! Negative values mean overlap; their magnitude is routine-specific and is not a
-//! penetration depth (GJK- and SAT-based values are lower bounds on the signed distance,
-//! capsule-based values are `segment distance − radii`).
+//! Negative values mean overlap, and are lower bounds on minus the penetration depth: exact
+//! for capsule, box–capsule and box–box pairs, exact within the tolerance for pairs with a
+//! tight primitive when the expanding polytope converges (see `gjk::gjk_cso_depth`), so a
+//! controller can use them to recover from penetration. Without `want_all_pairs` only the
+//! minimum is reported, and an overlapping tight pair's depth bound stops once it reaches
+//! the minimum so far (it could not lower it): `min_distance`, `min_pair` and the verdict
+//! are the same either way.
 //!
 //! Determinism: the pairs are visited in a fixed order with fixed arithmetic, so the same
 //! `q` and the same workspace state give bit-identical results. With warm start off (the
@@ -38,9 +44,9 @@
 use super::distance_box_box::box_box_refined;
 use super::distance_box_capsule::box_capsule;
 use super::distance_capsule_capsule::capsule_capsule;
-use super::distance_hull_box::tight_box;
-use super::distance_hull_capsule::tight_capsule;
-use super::distance_hull_hull::{TightPosed, tight_tight};
+use super::distance_hull_box::tight_box_within;
+use super::distance_hull_capsule::tight_capsule_within;
+use super::distance_hull_hull::{TightPosed, tight_tight_within};
 use super::gjk::Witness;
 use super::model::{Model, PrimKind, hull_points};
 use super::shapes::{Capsule, Obb, PosedHull};
@@ -83,6 +89,9 @@ pub struct CheckStats {
     pub scanned_vertices: u32,
     /// GJK steps (full scans and table proposals) of those pairs.
     pub gjk_steps: u32,
+    /// Of `gjk_steps`, those of the expanding polytope on overlapping pairs with a tight
+    /// primitive (the depth bound, see `gjk::gjk_cso_depth`): full scans and proposals.
+    pub epa_steps: u32,
 }
 
 /// Result of [`Model::check_self_collision`].
@@ -245,7 +254,14 @@ impl Model {
             link_sphere_c,
         };
         for (pi, &(la, lb)) in self.checked_pairs().iter().enumerate() {
-            let d = self.pair_value(pi, &placed, witness, warm, threshold, &mut stats);
+            // Without every pair's value, only the minimum is reported: an overlapping
+            // pair's depth bound need not go below it (see `Model::pair_value`).
+            let ceiling = if want_all_pairs {
+                f64::INFINITY
+            } else {
+                res.min_distance
+            };
+            let d = self.pair_value(pi, &placed, witness, warm, threshold, ceiling, &mut stats);
             if want_all_pairs {
                 pair_dist[pi] = d;
             }
@@ -282,9 +298,23 @@ impl Model {
             sphere_c,
             link_sphere_c,
         };
-        self.pair_value(pair, &placed, witness, warm, threshold, &mut stats)
+        self.pair_value(
+            pair,
+            &placed,
+            witness,
+            warm,
+            threshold,
+            f64::INFINITY,
+            &mut stats,
+        )
     }
 
+    /// The value of checked pair `pi`: the minimum over its primitive pairs. `ceiling`: the
+    /// caller takes the minimum of the value with it. An overlapping tight pair's depth
+    /// bound (the expanding polytope) stops once it reaches `min(ceiling, running minimum)`:
+    /// a value at or above that cannot lower the minimum, and one below it is computed in
+    /// full, so the minimum is the same as without the stop.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn pair_value(
         &self,
@@ -293,6 +323,7 @@ impl Model {
         witness: &mut [Witness],
         warm: bool,
         threshold: f64,
+        ceiling: f64,
         stats: &mut CheckStats,
     ) -> f64 {
         let Placed {
@@ -344,7 +375,16 @@ impl Model {
             } else {
                 None
             };
-            let v = self.narrow(ia, ib, world, link_pose, threshold, w, stats);
+            let v = self.narrow(
+                ia,
+                ib,
+                world,
+                link_pose,
+                threshold,
+                d.min(ceiling),
+                w,
+                stats,
+            );
             if v.is_nan() || v < d {
                 d = v;
             }
@@ -403,6 +443,7 @@ impl Model {
         world: &[WorldPrim],
         link_pose: &[Iso],
         threshold: f64,
+        ceiling: f64,
         w: Option<&mut Witness>,
         stats: &mut CheckStats,
     ) -> f64 {
@@ -420,27 +461,28 @@ impl Model {
             (WorldPrim::Tight(a), WorldPrim::Tight(b)) => {
                 let ta = self.tight_posed(a, ia, link_pose);
                 let tb = self.tight_posed(b, ib, link_pose);
-                tight_tight(&ta, &tb, threshold, w)
+                tight_tight_within(&ta, &tb, threshold, w, ceiling)
             }
             (WorldPrim::Tight(a), WorldPrim::Capsule(c)) => {
                 let ta = self.tight_posed(a, ia, link_pose);
-                tight_capsule(&ta, c, threshold, w)
+                tight_capsule_within(&ta, c, threshold, w, ceiling)
             }
             (WorldPrim::Capsule(c), WorldPrim::Tight(b)) => {
                 let tb = self.tight_posed(b, ib, link_pose);
-                tight_capsule(&tb, c, threshold, w)
+                tight_capsule_within(&tb, c, threshold, w, ceiling)
             }
             (WorldPrim::Tight(a), WorldPrim::Box(b)) => {
                 let ta = self.tight_posed(a, ia, link_pose);
-                tight_box(&ta, b, self.box_dop(ib), threshold, w)
+                tight_box_within(&ta, b, self.box_dop(ib), threshold, w, ceiling)
             }
             (WorldPrim::Box(a), WorldPrim::Tight(b)) => {
                 let tb = self.tight_posed(b, ib, link_pose);
-                tight_box(&tb, a, self.box_dop(ia), threshold, w)
+                tight_box_within(&tb, a, self.box_dop(ia), threshold, w, ceiling)
             }
         };
         stats.scanned_vertices += staged.scanned;
         stats.gjk_steps += staged.steps;
+        stats.epa_steps += staged.epa_steps;
         staged.value
     }
 }

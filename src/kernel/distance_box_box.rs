@@ -11,8 +11,11 @@
 //! the 9 edge–edge cross products, normalised), so it is a maximum of lower bounds.
 //! When the boxes overlap the value is negative, and it is also `<=` the signed distance
 //! `−depth`, since the penetration depth is the minimum overlap over *all* directions and
-//! the SAT takes it over a subset. Cross-product axes of (near-)parallel edges
-//! (`|e_i × f_j| < 1e-9`) are skipped: skipping an axis only lowers the maximum.
+//! the SAT takes it over a subset. It is in fact **equal** to it: the depth of the origin in
+//! the polytope `A − B` is its least face-plane distance, and the faces of `A − B` have
+//! exactly the 15 axes as normals (a face of one box, or an edge of each). Cross-product axes
+//! of (near-)parallel edges (`|e_i × f_j| < 1e-9`) are skipped: skipping an axis only
+//! lowers the maximum (the faces they would give are then spanned by the face normals').
 //!
 //! The deficit of the SAT bound against the exact distance (random pairs) is measured in
 //! `docs/kernel.md`: it is zero when a separating axis is a face normal or an edge–edge
@@ -24,6 +27,7 @@
 //! [`box_box_refined`] returns the SAT value when it exceeds `threshold` (far pair: cheap);
 //! otherwise it runs GJK on the two boxes and returns `max(SAT, GJK lower bound)` — exact
 //! within [`crate::kernel::gjk::TOL_ABS`] on convergence, and a lower bound in every case.
+//! In overlap the SAT is already exact and GJK's bound (its scans so far) can only be lower.
 
 use super::gjk::{MAX_ITER, Witness, gjk_distance};
 use super::shapes::Obb;

@@ -9,7 +9,11 @@
 //! segments reduce to point–segment or point–point.
 //!
 //! Overlap: when the segments are closer than `r1 + r2` the value is
-//! `|P − Q| − r1 − r2 <= 0` (0 exactly at touching). It is not a penetration depth.
+//! `|P − Q| − r1 − r2 <= 0` (0 exactly at touching), and this is the **exact signed
+//! distance**, minus the penetration depth: the capsules' difference is the segments'
+//! difference (a parallelogram, flat) grown by a ball of radius `r1 + r2`, so its depth is
+//! `r1 + r2` minus the distance from the origin to that flat set, which is `|P − Q|` (0 when
+//! the segments cross).
 
 use super::vec3::{V3, dot, norm2, sub};
 
@@ -65,8 +69,8 @@ pub fn segment_segment_sq(p0: V3, p1: V3, q0: V3, q1: V3) -> (f64, f64, f64) {
     (norm2(dx), s, t)
 }
 
-/// Exact distance between capsule `(a0, a1, ra)` and capsule `(b0, b1, rb)`; `<= 0` on
-/// overlap (see module docs).
+/// Exact signed distance between capsule `(a0, a1, ra)` and capsule `(b0, b1, rb)`: the
+/// distance apart, minus the penetration depth in overlap (see module docs).
 #[inline]
 pub fn capsule_capsule(a0: V3, a1: V3, ra: f64, b0: V3, b1: V3, rb: f64) -> f64 {
     let (d2, _, _) = segment_segment_sq(a0, a1, b0, b1);

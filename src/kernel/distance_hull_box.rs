@@ -5,12 +5,14 @@
 //! exact for it (faces `h_i`, edges `(h_i + h_j)/√2`, corners `Σh/√3`), and the hull lies in
 //! the refined link's box and DOP, so both are lower bounds. Stage 2, only when stage 1 is at
 //! most the threshold: GJK of the hull against the box (closed-form box support). Result
-//! `max(stage 1, GJK lower bound)`; overlap gives a value `<= 0`.
+//! `max(stage 1, GJK lower bound)`. Overlap: GJK is followed by the expanding polytope
+//! ([`super::gjk::gjk_cso_depth`]): a lower bound on the signed distance, within the GJK
+//! tolerance of minus the depth on convergence.
 
 use super::distance_box_box::box_box_sat;
 use super::distance_hull_hull::TightPosed;
 use super::dop26::{Dop26, dop_dop_lower_bound};
-use super::gjk::{Staged, Witness, gjk_in_hull_frame};
+use super::gjk::{DepthLimits, Staged, Witness, gjk_in_hull_frame_depth};
 use super::shapes::Obb;
 use super::vec3::sub;
 
@@ -48,6 +50,20 @@ pub fn tight_box(
     threshold: f64,
     warm: Option<&mut Witness>,
 ) -> Staged {
+    tight_box_within(t, b, bdop, threshold, warm, f64::INFINITY)
+}
+
+/// [`tight_box`] for a caller that takes the minimum of its value with `ceiling` (see
+/// [`super::distance_hull_hull::tight_tight_within`]).
+#[inline]
+pub fn tight_box_within(
+    t: &TightPosed<'_>,
+    b: &Obb,
+    bdop: &Dop26,
+    threshold: f64,
+    warm: Option<&mut Witness>,
+    ceiling: f64,
+) -> Staged {
     let sat = box_box_sat(&t.obb, b);
     if sat > threshold {
         return Staged::settled(sat);
@@ -56,15 +72,17 @@ pub fn tight_box(
     if s1 > threshold {
         return Staged::settled(s1);
     }
-    let g = gjk_in_hull_frame(
+    let g = gjk_in_hull_frame_depth(
         &t.hull,
         &t.hull.box_to_local(b),
         sub(b.center, t.obb.center),
         warm,
+        DepthLimits { floor: s1, ceiling },
     );
     Staged {
         value: s1.max(g.lower),
-        steps: g.iterations + g.proposals,
-        scanned: g.iterations * (t.hull.pts.len() + 8) as u32,
+        steps: g.iterations + g.proposals + g.epa_iterations + g.epa_proposals,
+        scanned: (g.iterations + g.epa_iterations) * (t.hull.pts.len() + 8) as u32,
+        epa_steps: g.epa_iterations + g.epa_proposals,
     }
 }

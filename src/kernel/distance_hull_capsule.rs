@@ -5,16 +5,25 @@
 //! ([`super::distance_box_capsule`]); the hull lies inside the box, so this is a lower bound
 //! on the hull–capsule distance. Stage 2, only when stage 1 is at most the threshold: GJK of
 //! the hull against the capsule's core segment, the radius subtracted afterwards (a capsule is
-//! `segment ⊕ ball(r)`, so `dist(hull, capsule) = dist(hull, segment) − r` when positive). The
-//! result is `max(stage 1, GJK lower bound − r)`; overlap gives a value `<= 0`.
+//! `segment ⊕ ball(r)`, so `dist(hull, capsule) = dist(hull, segment) − r` when positive, and
+//! the same holds for the signed distance in overlap). The result is
+//! `max(stage 1, GJK lower bound − r)`. Overlap: stage 1 is the box's exact signed distance
+//! (the six-axis depth when the core meets the box), a lower bound for the hull inside it,
+//! and GJK is followed by the expanding polytope ([`super::gjk::gjk_cso_depth`]), so the
+//! value is within the GJK tolerance of the exact signed distance on convergence. (Before,
+//! stage 1 read `−r` for a core inside the box: above the truth, issue 22.) The segment's
+//! depth in the hull is not its deepest point's: the polytope works on `hull − segment`.
 
 use super::distance_box_capsule::box_capsule_dir;
 use super::distance_hull_hull::TightPosed;
-use super::gjk::{GjkResult, Staged, Witness, gjk_in_hull_frame};
+use super::gjk::{
+    DepthLimits, GjkResult, Staged, Witness, gjk_in_hull_frame, gjk_in_hull_frame_depth,
+};
 use super::shapes::{Capsule, PosedHull, Segment, SupportMap};
 use super::vec3::{norm2, sub};
 
-/// GJK hull–capsule distance alone (lower bound, exact on convergence).
+/// GJK hull–capsule distance alone (lower bound, exact on convergence apart; in overlap the
+/// cheap bound of GJK's scans, see [`tight_capsule`] for the tight one).
 #[inline]
 pub fn hull_capsule(h: &PosedHull<'_>, c: &Capsule, warm: Option<&mut Witness>) -> f64 {
     hull_segment_gjk(h, c.a, c.b, warm).lower - c.radius
@@ -45,6 +54,19 @@ pub fn tight_capsule(
     threshold: f64,
     warm: Option<&mut Witness>,
 ) -> Staged {
+    tight_capsule_within(t, c, threshold, warm, f64::INFINITY)
+}
+
+/// [`tight_capsule`] for a caller that takes the minimum of its value with `ceiling` (see
+/// [`super::distance_hull_hull::tight_tight_within`]).
+#[inline]
+pub fn tight_capsule_within(
+    t: &TightPosed<'_>,
+    c: &Capsule,
+    threshold: f64,
+    warm: Option<&mut Witness>,
+    ceiling: f64,
+) -> Staged {
     let (s1, dir) = box_capsule_dir(&t.obb, c.a, c.b, c.radius);
     if s1 > threshold {
         return Staged::settled(s1);
@@ -55,11 +77,19 @@ pub fn tight_capsule(
     } else {
         sub(seg.center(), t.obb.center)
     };
-    let g = gjk_in_hull_frame(&t.hull, &t.hull.segment_to_local(&seg), seed, warm);
+    // The core's signed distance is at least stage 1 plus the radius; its bound matters up
+    // to the ceiling plus the radius (plus a few ulps, so that a bound stopped there still
+    // gives a value at or above the ceiling after the radius is taken off).
+    let limits = DepthLimits {
+        floor: s1 + c.radius,
+        ceiling: ceiling + c.radius + 4.0 * f64::EPSILON * (ceiling.abs() + c.radius),
+    };
+    let g = gjk_in_hull_frame_depth(&t.hull, &t.hull.segment_to_local(&seg), seed, warm, limits);
     Staged {
         value: s1.max(g.lower - c.radius),
-        steps: g.iterations + g.proposals,
-        scanned: g.iterations * (t.hull.pts.len() + 2) as u32,
+        steps: g.iterations + g.proposals + g.epa_iterations + g.epa_proposals,
+        scanned: (g.iterations + g.epa_iterations) * (t.hull.pts.len() + 2) as u32,
+        epa_steps: g.epa_iterations + g.epa_proposals,
     }
 }
 

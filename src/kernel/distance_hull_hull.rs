@@ -9,12 +9,21 @@
 //! two hulls, support by a full linear scan of the vertices, optionally warm-started from the
 //! previous witness simplex, capped at [`gjk::MAX_ITER`] support queries. The result is
 //! `max(stage 1, GJK lower bound)`: exact within [`gjk::TOL_ABS`] on convergence, the stage-1
-//! bound (or better) otherwise, never the GJK upper estimate. Overlap: `<= 0`, a lower bound
-//! on the signed distance (see [`gjk`]).
+//! bound (or better) otherwise, never the GJK upper estimate.
+//!
+//! Overlap: GJK's scans alone bound the signed distance only loosely (the box SAT of stage 1
+//! bounds it by the boxes' depth, deeper than the hulls'), so the staged routine expands
+//! GJK's final simplex into a polytope ([`gjk::gjk_cso_depth`], EPA) and returns
+//! `max(stage 1, its bound)`: a lower bound on the signed distance in every case, within
+//! [`gjk::TOL_ABS`] of minus the depth on convergence. [`hull_hull_gjk`] alone keeps the
+//! cheap bound.
 
 use super::distance_box_box::box_box_sat;
 use super::dop26::{Dop26, dop_dop_lower_bound};
-use super::gjk::{self, Cso, Difference, GjkResult, Staged, Witness, gjk_cso, in_frame_of};
+use super::gjk::{
+    self, Cso, DepthLimits, Difference, GjkResult, Staged, Witness, gjk_cso, gjk_cso_depth,
+    in_frame_of,
+};
 use super::scan::argmax_dot2;
 use super::shapes::{HullPoints, Obb, PosedHull};
 use super::vec3::{V3, mul_mtv, neg, sub};
@@ -85,6 +94,33 @@ pub fn hull_hull_gjk(
     })
 }
 
+/// [`hull_hull_gjk`] with the depth bounded tightly in overlap (the expanding polytope,
+/// [`gjk::gjk_cso_depth`]).
+#[inline]
+pub fn hull_hull_gjk_depth(
+    a: &PosedHull<'_>,
+    b: &PosedHull<'_>,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    limits: DepthLimits,
+) -> GjkResult {
+    let c = HullDifference {
+        a: a.pts,
+        b: a.hull_to_local(b),
+    };
+    in_frame_of(a, init_dir, |dir| {
+        gjk_cso_depth(
+            &c,
+            dir,
+            warm,
+            gjk::MAX_ITER,
+            gjk::TOL_ABS,
+            gjk::TOL_REL,
+            limits,
+        )
+    })
+}
+
 /// The staged tight–tight distance; see the module docs. `threshold` is the level below
 /// which a pair is refined (the kernel passes margin + refinement band).
 #[inline]
@@ -93,6 +129,19 @@ pub fn tight_tight(
     b: &TightPosed<'_>,
     threshold: f64,
     warm: Option<&mut Witness>,
+) -> Staged {
+    tight_tight_within(a, b, threshold, warm, f64::INFINITY)
+}
+
+/// [`tight_tight`] for a caller that takes the minimum of its value with `ceiling`: in
+/// overlap the depth bound stops once it reaches `ceiling` (the minimum is then the same).
+#[inline]
+pub fn tight_tight_within(
+    a: &TightPosed<'_>,
+    b: &TightPosed<'_>,
+    threshold: f64,
+    warm: Option<&mut Witness>,
+    ceiling: f64,
 ) -> Staged {
     let sat = box_box_sat(&a.obb, &b.obb);
     if sat > threshold {
@@ -103,11 +152,19 @@ pub fn tight_tight(
         return Staged::settled(s1);
     }
     // Seeded from the centre offset: the stage-1 axes measured no better as GJK seeds.
-    let g = hull_hull_gjk(&a.hull, &b.hull, sub(b.obb.center, a.obb.center), warm);
+    let limits = DepthLimits { floor: s1, ceiling };
+    let g = hull_hull_gjk_depth(
+        &a.hull,
+        &b.hull,
+        sub(b.obb.center, a.obb.center),
+        warm,
+        limits,
+    );
     Staged {
         value: s1.max(g.lower),
-        steps: g.iterations + g.proposals,
-        scanned: g.iterations * (a.hull.pts.len() + b.hull.pts.len()) as u32,
+        steps: g.iterations + g.proposals + g.epa_iterations + g.epa_proposals,
+        scanned: (g.iterations + g.epa_iterations) * (a.hull.pts.len() + b.hull.pts.len()) as u32,
+        epa_steps: g.epa_iterations + g.epa_proposals,
     }
 }
 

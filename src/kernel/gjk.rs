@@ -16,8 +16,22 @@
 //! queries (`lower`) and the simplex distance `|v|` (`upper`, an upper estimate). It stops
 //! when `upper − lower <= TOL_ABS + TOL_REL · upper` (converged: `lower` is the distance
 //! within that tolerance), when the origin lies on the simplex (overlap: `lower =
-//! min(best bound, 0)`, or 0 when no bound was computed yet), when the simplex stops
-//! improving (rounding floor), or after `max_iter` support queries (`converged = false`).
+//! min(best bound, 0)`; a warm-started simplex can hold the origin before any scan, and one
+//! scan along the seed then gives the bound — it used to return 0, above the truth), when
+//! the simplex stops improving (rounding floor), or after `max_iter` support queries
+//! (`converged = false`).
+//!
+//! # Overlap: the expanding polytope
+//!
+//! In overlap the bound above is valid but loose (its directions were chosen to approach
+//! the origin, not to leave `C`). [`gjk_cso_depth`] then expands GJK's final simplex into a
+//! polytope inside `C` (EPA, `epa`): each step scans along the outward normal of the face
+//! nearest the origin and folds that scan's bound. The bound stays a lower bound whatever
+//! the polytope does (every bound is a full scan's); the polytope only picks directions, and
+//! on convergence the bound is within the tolerance of minus the penetration depth.
+//! Allocation-free (fixed arrays; at most [`EPA_MAX_ITER`] steps), it also takes support
+//! tables' proposals to grow (never to bound), and stops early at the caller's
+//! [`DepthLimits`].
 //!
 //! The accuracy of the simplex sub-algorithm affects only how fast `lower` rises, never its
 //! validity: `lower` is built from exact support values alone. Callers use `lower` and fold
@@ -63,12 +77,16 @@ pub struct Witness {
 
 /// A staged distance and what its GJK cost: hull vertices scanned (full scans times the
 /// hulls' vertices; 0 when stage 1 settled it). The kernel counts it for cost estimates.
+/// The expanding polytope's work in overlap counts as GJK's does (a step per full scan or
+/// proposal, a full scan's vertices), and is also given apart in `epa_steps`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Staged {
     pub value: f64,
     /// GJK steps: support queries (full scans) and table proposals.
     pub steps: u32,
     pub scanned: u32,
+    /// Of `steps`, the expanding polytope's (overlap only): its full scans and proposals.
+    pub epa_steps: u32,
 }
 
 impl Staged {
@@ -78,6 +96,7 @@ impl Staged {
             value,
             steps: 0,
             scanned: 0,
+            epa_steps: 0,
         }
     }
 }
@@ -93,6 +112,11 @@ pub struct GjkResult {
     pub iterations: u32,
     /// Number of points proposed from support tables (see [`Cso::proposal`]).
     pub proposals: u32,
+    /// Full scans the expanding polytope made in overlap ([`gjk_cso_depth`]; not counted
+    /// in `iterations`).
+    pub epa_iterations: u32,
+    /// Points it took from support tables instead (not counted in `proposals`).
+    pub epa_proposals: u32,
     /// Unit direction `n` certifying `lower` when finite: `min_{a∈A} n·a − max_{b∈B} n·b
     /// >= lower` (A lies beyond the plane on the `+n` side). Zero when no bound was computed.
     pub normal: V3,
@@ -583,6 +607,28 @@ pub fn gjk_in_hull_frame<B: SupportMap>(
     })
 }
 
+/// [`gjk_in_hull_frame`] with the depth bounded tightly in overlap ([`gjk_cso_depth`]).
+#[inline]
+pub fn gjk_in_hull_frame_depth<B: SupportMap>(
+    hull: &PosedHull<'_>,
+    other_local: &B,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    limits: DepthLimits,
+) -> GjkResult {
+    in_frame_of(hull, init_dir, |dir| {
+        gjk_cso_depth(
+            &Difference(&hull.pts, other_local),
+            dir,
+            warm,
+            MAX_ITER,
+            TOL_ABS,
+            TOL_REL,
+            limits,
+        )
+    })
+}
+
 /// Runs a GJK query posed in `hull`'s frame: `init_dir` (common frame) is rotated in and the
 /// certifying normal rotated back out.
 #[inline(always)]
@@ -618,7 +664,8 @@ pub fn gjk_distance_tol<A: SupportMap, B: SupportMap>(
     )
 }
 
-/// GJK on any configuration-space obstacle (see the module docs).
+/// GJK on any configuration-space obstacle (see the module docs). Overlap: the cheap bound
+/// (the scans made so far), valid but loose; [`gjk_cso_depth`] bounds the depth tightly.
 #[inline]
 pub fn gjk_cso<C: Cso>(
     c: &C,
@@ -627,6 +674,58 @@ pub fn gjk_cso<C: Cso>(
     max_iter: u32,
     tol_abs: f64,
     tol_rel: f64,
+) -> GjkResult {
+    gjk_cso_impl(c, init_dir, warm, max_iter, tol_abs, tol_rel, None)
+}
+
+/// When the expanding polytope ([`gjk_cso_depth`]) may stop before it converges: both
+/// leave the bound a lower bound, and neither changes what a caller that folds it by `max`
+/// with `floor` and `min` with `ceiling` ends up with (up to the tolerance).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthLimits {
+    /// A lower bound the caller already holds: the expansion stops once it proves that
+    /// nothing above `floor` (plus the tolerance) is left to find.
+    pub floor: f64,
+    /// A value the caller takes the minimum with: the expansion is not run, or stops, once
+    /// the bound reaches it.
+    pub ceiling: f64,
+}
+
+impl DepthLimits {
+    /// No early stop: the expansion runs to convergence (or its cap).
+    pub const NONE: DepthLimits = DepthLimits {
+        floor: f64::NEG_INFINITY,
+        ceiling: f64::INFINITY,
+    };
+}
+
+/// [`gjk_cso`], and in overlap the expanding polytope (`epa`): `lower` is then within the
+/// tolerance of the signed distance `−depth` on convergence, a lower bound in every case
+/// (see [`DepthLimits`] for the early stops). `converged` in overlap: the expansion
+/// converged or stopped at a limit.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn gjk_cso_depth<C: Cso>(
+    c: &C,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    max_iter: u32,
+    tol_abs: f64,
+    tol_rel: f64,
+    limits: DepthLimits,
+) -> GjkResult {
+    gjk_cso_impl(c, init_dir, warm, max_iter, tol_abs, tol_rel, Some(limits))
+}
+
+#[inline(always)]
+fn gjk_cso_impl<C: Cso>(
+    c: &C,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    max_iter: u32,
+    tol_abs: f64,
+    tol_rel: f64,
+    depth: Option<DepthLimits>,
 ) -> GjkResult {
     let mut s = Simplex {
         n: 0,
@@ -667,7 +766,8 @@ pub fn gjk_cso<C: Cso>(
         match outcome {
             Proposed::Apart(v) => v,
             Proposed::Overlap => {
-                // One scan along the seed bounds the signed distance.
+                // One scan along the seed bounds the signed distance (the expanding polytope
+                // below, when asked for, tightens it).
                 scan_seed(c, seed, &mut bound, &mut iterations);
                 overlap = true;
                 [0.0; 3]
@@ -684,20 +784,27 @@ pub fn gjk_cso<C: Cso>(
     };
 
     let mut prev_ub = f64::INFINITY;
+    let (mut epa_iterations, mut epa_proposals) = (0u32, 0u32);
+    let mut in_overlap = |s: &Simplex, bound: &mut Bound, iterations: &mut u32| {
+        let epa_counts = (&mut epa_iterations, &mut epa_proposals);
+        overlap_bound(
+            c,
+            s,
+            bound,
+            iterations,
+            epa_counts,
+            seed,
+            depth,
+            (tol_abs, tol_rel),
+        )
+    };
     let (lower, upper, converged) = if overlap {
-        (bound.lower.min(0.0), 0.0, true)
+        in_overlap(&s, &mut bound, &mut iterations)
     } else {
         loop {
             let vv = norm2(v);
             if vv <= 1e-300 {
-                // The origin lies on the simplex, a subset of A − B: the solids overlap. A
-                // warm-started simplex may hold it before any scan: then 0.
-                let lower = if bound.lower.is_finite() {
-                    bound.lower.min(0.0)
-                } else {
-                    0.0
-                };
-                break (lower, 0.0, true);
+                break in_overlap(&s, &mut bound, &mut iterations);
             }
             let upper = vv.sqrt();
             let tol = tol_abs + tol_rel * upper;
@@ -730,9 +837,41 @@ pub fn gjk_cso<C: Cso>(
         upper,
         iterations,
         proposals,
+        epa_iterations,
+        epa_proposals,
         normal: bound.normal,
         converged,
     }
+}
+
+/// The origin lies on the simplex `s`, a subset of `A − B`: the solids overlap, and the
+/// signed distance is at most 0. Its bound: the expanding polytope's (`depth`), or (cheap)
+/// the scans made so far; a warm-started simplex may hold the origin before any scan, and a
+/// scan along the seed then gives one. Returns `(lower, upper, converged)`. Out of line:
+/// GJK's own loop stays as small as before.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn overlap_bound<C: Cso>(
+    c: &C,
+    s: &Simplex,
+    bound: &mut Bound,
+    iterations: &mut u32,
+    epa_counts: (&mut u32, &mut u32),
+    seed: V3,
+    depth: Option<DepthLimits>,
+    (tol_abs, tol_rel): (f64, f64),
+) -> (f64, f64, bool) {
+    let converged = match depth {
+        // The scans so far already reach the ceiling: nothing to tighten.
+        Some(lim) if bound.lower >= lim.ceiling => true,
+        Some(lim) => epa(c, s, bound, epa_counts, lim, tol_abs, tol_rel),
+        None => true,
+    };
+    if !bound.lower.is_finite() {
+        scan_seed(c, seed, bound, iterations);
+    }
+    (bound.lower.min(0.0), 0.0, converged)
 }
 
 /// How the proposals ended (see [`propose`]).
@@ -815,6 +954,402 @@ impl Bound {
             self.normal = scale(d, -1.0 / d_norm);
         }
     }
+}
+
+/// Vertices the expanding polytope holds: the start tetrahedron, the points that blow up a
+/// lower-dimensional start (at most three) and one per expansion step.
+const EPA_MAX_VERTS: usize = 4 + 3 + EPA_MAX_ITER as usize;
+/// Faces: a closed triangulated polytope of `V` vertices has `2V − 4`.
+const EPA_MAX_FACES: usize = 2 * EPA_MAX_VERTS - 4;
+/// Expansion steps (full scans) the polytope may take.
+pub const EPA_MAX_ITER: u32 = 64;
+
+/// No neighbour (a face store that could not be closed; never followed).
+const NONE: u8 = u8::MAX;
+
+/// A face of the expanding polytope: vertex positions wound counter-clockwise seen from
+/// outside, the faces across its edges (`adj[e]` across `v[e] → v[e + 1]`), unit outward
+/// normal and plane offset (`n · x = dist` on the plane).
+#[derive(Clone, Copy)]
+struct Face {
+    v: [u8; 3],
+    adj: [u8; 3],
+    n: V3,
+    dist: f64,
+    alive: bool,
+}
+
+impl Face {
+    /// An unused slot (all bits zero, so that the store is cleared by a plain memset; slots
+    /// past `Polytope::nf` are never read).
+    const UNUSED: Face = Face {
+        v: [0; 3],
+        adj: [0; 3],
+        n: [0.0; 3],
+        dist: 0.0,
+        alive: false,
+    };
+
+    const DEAD: Face = Face {
+        v: [0; 3],
+        adj: [NONE; 3],
+        n: [0.0; 3],
+        dist: f64::INFINITY,
+        alive: false,
+    };
+}
+
+/// The expanding polytope: points of `A − B` (with their vertex ids) and its faces, in fixed
+/// arrays (no allocation).
+struct Polytope {
+    p: [V3; EPA_MAX_VERTS],
+    ia: [u32; EPA_MAX_VERTS],
+    ib: [u32; EPA_MAX_VERTS],
+    nv: usize,
+    f: [Face; EPA_MAX_FACES],
+    /// Face slots in use (alive or dead): `f[..nf]`.
+    nf: usize,
+}
+
+impl Polytope {
+    fn has(&self, ia: u32, ib: u32) -> bool {
+        (0..self.nv).any(|k| self.ia[k] == ia && self.ib[k] == ib)
+    }
+
+    fn push(&mut self, w: V3, ia: u32, ib: u32) {
+        self.p[self.nv] = w;
+        self.ia[self.nv] = ia;
+        self.ib[self.nv] = ib;
+        self.nv += 1;
+    }
+
+    /// The face `a b c` (wound outward), neighbours unset. A degenerate face (no normal) is
+    /// kept for the topology but never chosen (`dist = ∞`) and never seen.
+    fn face(&self, v: [u8; 3]) -> Face {
+        let [a, b, c] = v.map(|k| self.p[k as usize]);
+        let n = cross(sub(b, a), sub(c, a));
+        let len = norm2(n).sqrt();
+        if !(len > 0.0 && len.is_finite()) {
+            return Face {
+                v,
+                alive: true,
+                ..Face::DEAD
+            };
+        }
+        let n = scale(n, 1.0 / len);
+        Face {
+            v,
+            adj: [NONE; 3],
+            n,
+            dist: dot(n, a),
+            alive: true,
+        }
+    }
+
+    /// The four faces of the start tetrahedron (positive volume from the caller's order
+    /// `b, c`), and their neighbours.
+    fn start(&mut self, b: u8, c: u8) {
+        let faces = [[0, c, b], [0, b, 3], [0, 3, c], [b, c, 3]];
+        for (i, v) in faces.into_iter().enumerate() {
+            self.f[i] = self.face(v);
+        }
+        self.nf = 4;
+        for i in 0..4 {
+            for e in 0..3 {
+                let (x, y) = (self.f[i].v[e], self.f[i].v[(e + 1) % 3]);
+                for j in 0..4 {
+                    if j != i
+                        && (0..3).any(|k| self.f[j].v[k] == y && self.f[j].v[(k + 1) % 3] == x)
+                    {
+                        self.f[i].adj[e] = j as u8;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds `w` and replaces the faces it sees, found by walking the neighbours from
+    /// `first` (the face whose normal found `w`; always removed), by the cone from `w` over
+    /// their boundary. `false` when a store is full.
+    fn expand(&mut self, w: V3, ia: u32, ib: u32, first: usize) -> bool {
+        let k = self.nv as u8;
+        self.push(w, ia, ib);
+        let mut gone = [false; EPA_MAX_FACES];
+        let mut removed = [0u8; EPA_MAX_FACES];
+        removed[0] = first as u8;
+        gone[first] = true;
+        let (mut nr, mut next) = (1, 0);
+        while next < nr {
+            let f = self.f[removed[next] as usize];
+            next += 1;
+            for &g in &f.adj {
+                let g = g as usize;
+                if g < self.nf && !gone[g] && self.f[g].alive {
+                    let h = &self.f[g];
+                    if dot(h.n, w) - h.dist > 0.0 {
+                        gone[g] = true;
+                        removed[nr] = g as u8;
+                        nr += 1;
+                    }
+                }
+            }
+        }
+        // The boundary: edges of removed faces whose neighbour stays, with that neighbour.
+        let mut horizon = [(0u8, 0u8, 0u8); EPA_MAX_FACES];
+        let mut nh = 0;
+        for &i in &removed[..nr] {
+            let f = self.f[i as usize];
+            for e in 0..3 {
+                let g = f.adj[e] as usize;
+                if g < self.nf && !gone[g] {
+                    if nh == EPA_MAX_FACES {
+                        return false;
+                    }
+                    horizon[nh] = (f.v[e], f.v[(e + 1) % 3], g as u8);
+                    nh += 1;
+                }
+            }
+        }
+        if nh > nr + EPA_MAX_FACES - self.nf {
+            return false;
+        }
+        for &i in &removed[..nr] {
+            self.f[i as usize].alive = false;
+        }
+        // One new face per boundary edge: the removed faces' slots, then new ones.
+        let mut slots = [0u8; EPA_MAX_FACES];
+        for (h, &(a, b, g)) in horizon[..nh].iter().enumerate() {
+            let slot = if h < nr {
+                removed[h] as usize
+            } else {
+                self.nf += 1;
+                self.nf - 1
+            };
+            let mut f = self.face([a, b, k]);
+            f.adj[0] = g;
+            self.f[slot] = f;
+            // The kept neighbour now borders the new face across `b → a`.
+            let out = &mut self.f[g as usize];
+            for e in 0..3 {
+                if out.v[e] == b && out.v[(e + 1) % 3] == a {
+                    out.adj[e] = slot as u8;
+                }
+            }
+            slots[h] = slot as u8;
+        }
+        // New faces border each other across `b → k` and `k → a`.
+        for h in 0..nh {
+            let (_, b, _) = horizon[h];
+            if let Some(j) = (0..nh).find(|&j| horizon[j].0 == b) {
+                self.f[slots[h] as usize].adj[1] = slots[j];
+                self.f[slots[j] as usize].adj[2] = slots[h];
+            }
+        }
+        true
+    }
+}
+
+/// The expanding polytope (EPA) in overlap, from GJK's final simplex `s` (points of `A − B`
+/// whose hull holds the origin): a **lower bound on the signed distance**, within the
+/// tolerance of `−depth` on convergence, folded into `bound`.
+///
+/// Why it is a lower bound whatever the polytope does: the signed distance of the origin to
+/// `C = A − B` is `max_{|u| = 1} −h_C(u)` (for the origin outside `C` this is the distance,
+/// inside it is minus the depth, `min_u h_C(u)`), so each full scan along a unit `u` gives
+/// `−h_C(u) <= signed distance`, the same support-plane bound GJK folds. The polytope only
+/// chooses the directions: each step scans along the outward normal of its face nearest the
+/// origin. The polytope lies inside `C`, so while it holds the origin its nearest face's
+/// distance `δ` is at most the depth: `−δ` is an upper estimate, and the steps stop when
+/// the scan's bound is within `tol_abs + tol_rel·δ` of it (converged), when `−δ <= floor`
+/// plus that tolerance (the caller's `floor` is then exact within it), when a scan returns a
+/// point the polytope already has, or after [`EPA_MAX_ITER`] scans (`false`: a lower bound,
+/// not converged). A start simplex of fewer than four points (the origin on a triangle,
+/// edge or vertex of `C`: the solids may only touch) is first blown up by scans across it;
+/// when `C` is flat along the normal, those scans already bound the signed distance at 0
+/// within rounding, its exact value.
+#[cold]
+#[inline(never)]
+fn epa<C: Cso>(
+    c: &C,
+    s: &Simplex,
+    bound: &mut Bound,
+    (iterations, proposals): (&mut u32, &mut u32),
+    limits: DepthLimits,
+    tol_abs: f64,
+    tol_rel: f64,
+) -> bool {
+    let DepthLimits { floor, ceiling } = limits;
+    let mut poly = Polytope {
+        p: [[0.0; 3]; EPA_MAX_VERTS],
+        ia: [0; EPA_MAX_VERTS],
+        ib: [0; EPA_MAX_VERTS],
+        nv: 0,
+        f: [Face::UNUSED; EPA_MAX_FACES],
+        nf: 0,
+    };
+    for k in 0..s.n {
+        if !poly.has(s.ia[k], s.ib[k]) {
+            poly.push(s.p[k], s.ia[k], s.ib[k]);
+        }
+    }
+    let size = (0..poly.nv).fold(0.0f64, |m, k| m.max(norm2(poly.p[k])));
+    // Points nearer than this to the start's span do not blow it up.
+    let eps = tol_abs.max(1e-12 * size.sqrt());
+    // A scan along `d`, its bound folded; the point when it lies off the span by > eps.
+    let mut scan = |poly: &Polytope, d: V3, off: &dyn Fn(V3) -> f64| {
+        let (w, ia, ib) = c.support(d);
+        *iterations += 1;
+        bound.fold(w, d, norm2(d).sqrt());
+        (off(w) > eps && !poly.has(ia, ib)).then_some((w, ia, ib))
+    };
+    // Blow the start up to a tetrahedron; a flat one (rounding) loses its last point and is
+    // blown up once more.
+    let mut retried = false;
+    let mut rounds = 0;
+    let flat = |bound: &Bound| bound.lower >= -(tol_abs + tol_rel * bound.lower.abs());
+    let vol = loop {
+        while poly.nv < 4 {
+            rounds += 1;
+            if rounds > 12 {
+                // Rounding keeps undoing the blow-up: the scans' bound stands.
+                return flat(bound);
+            }
+            let p0 = poly.p[0];
+            let found = match poly.nv {
+                0 => None,
+                1 => {
+                    let axes = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+                    let off = |w: V3| norm2(sub(w, p0)).sqrt();
+                    axes.iter()
+                        .flat_map(|&a| [a, neg(a)])
+                        .find_map(|d| scan(&poly, d, &off))
+                }
+                2 => {
+                    let e = sub(poly.p[1], p0);
+                    let len = norm2(e).sqrt();
+                    if len.is_nan() || len <= eps {
+                        // Two points at one place: start again from one.
+                        poly.nv = 1;
+                        continue;
+                    }
+                    let m = (0..3)
+                        .min_by(|&i, &j| e[i].abs().total_cmp(&e[j].abs()))
+                        .unwrap_or(0);
+                    let mut axis = [0.0; 3];
+                    axis[m] = 1.0;
+                    let u1 = cross(e, axis);
+                    let u2 = cross(e, u1);
+                    let off = |w: V3| norm2(cross(sub(w, p0), e)).sqrt() / len;
+                    [u1, neg(u1), u2, neg(u2)]
+                        .into_iter()
+                        .find_map(|d| scan(&poly, d, &off))
+                }
+                _ => {
+                    let (e1, e2) = (sub(poly.p[1], p0), sub(poly.p[2], p0));
+                    let m = cross(e1, e2);
+                    let area = norm2(m).sqrt();
+                    if area.is_nan() || area <= eps * norm2(e1).max(norm2(e2)).sqrt() {
+                        // Three points on a line: keep the two furthest apart.
+                        let far = |a: V3, b: V3| norm2(sub(a, b));
+                        let (d01, d02, d12) = (
+                            far(p0, poly.p[1]),
+                            far(p0, poly.p[2]),
+                            far(poly.p[1], poly.p[2]),
+                        );
+                        if d12 > d01.max(d02) {
+                            poly.p[0] = poly.p[2];
+                            poly.ia[0] = poly.ia[2];
+                            poly.ib[0] = poly.ib[2];
+                        } else if d02 > d01 {
+                            poly.p[1] = poly.p[2];
+                            poly.ia[1] = poly.ia[2];
+                            poly.ib[1] = poly.ib[2];
+                        }
+                        poly.nv = 2;
+                        continue;
+                    }
+                    let off = |w: V3| (dot(sub(w, p0), m) / area).abs();
+                    [m, neg(m)].into_iter().find_map(|d| scan(&poly, d, &off))
+                }
+            };
+            match found {
+                Some((w, ia, ib)) => poly.push(w, ia, ib),
+                // `C` is flat across the span (or a single point): the scans across it bound
+                // the signed distance (0 for a flat `C` holding the origin).
+                None => return flat(bound),
+            }
+        }
+        let [p0, p1, p2, p3] = [poly.p[0], poly.p[1], poly.p[2], poly.p[3]];
+        let vol = dot(sub(p1, p0), cross(sub(p2, p0), sub(p3, p0)));
+        let size2 = norm2(sub(p1, p0))
+            .max(norm2(sub(p2, p0)))
+            .max(norm2(sub(p3, p0)));
+        if !flat_tetrahedron(vol, size2) {
+            break vol;
+        }
+        if retried {
+            // Still flat: no polytope to expand; the bound stands as it is.
+            return false;
+        }
+        retried = true;
+        poly.nv = 3;
+    };
+    // With positive volume the faces 021, 013, 032, 123 face outwards.
+    if vol > 0.0 {
+        poly.start(1, 2);
+    } else {
+        poly.start(2, 1);
+    }
+    for _ in 0..EPA_MAX_ITER {
+        let mut best = usize::MAX;
+        let mut best_dist = f64::INFINITY;
+        for (i, f) in poly.f[..poly.nf].iter().enumerate() {
+            if f.alive && f.dist < best_dist {
+                best = i;
+                best_dist = f.dist;
+            }
+        }
+        if best == usize::MAX {
+            return false;
+        }
+        let tol = tol_abs + tol_rel * best_dist.abs();
+        if -best_dist <= floor + tol || bound.lower >= ceiling {
+            return true;
+        }
+
+        let n = poly.f[best].n;
+        // A proposed point (support tables: two lookups) expands the polytope when it lies
+        // beyond the face by more than the tolerance; otherwise, or without tables, a full
+        // scan, which alone bounds.
+        let proposed = if c.has_proposals() {
+            let (w, ia, ib) = c.proposal(n);
+            *proposals += 1;
+            (dot(w, n) - best_dist > tol && !poly.has(ia, ib)).then_some((w, ia, ib))
+        } else {
+            None
+        };
+        let (w, ia, ib) = match proposed {
+            Some(p) => p,
+            None => {
+                let (w, ia, ib) = c.support(n);
+                *iterations += 1;
+                bound.fold(w, n, norm2(n).sqrt());
+                if dot(w, n) - best_dist <= tol {
+                    return true;
+                }
+                if poly.has(ia, ib) {
+                    // A point the polytope holds lies beyond its nearest face: rounding has
+                    // made it non-convex there. The bound stands; it is not certified tight.
+                    return false;
+                }
+                (w, ia, ib)
+            }
+        };
+        if poly.nv == EPA_MAX_VERTS || !poly.expand(w, ia, ib, best) {
+            return false;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -988,5 +1523,122 @@ mod tests {
         );
         assert!(g.converged && (g.lower - 1.0).abs() < 1e-12, "{g:?}");
         assert_eq!(w.n, 3, "the face abc is the witness");
+    }
+
+    fn depth(a: &Obb, b: &Obb, warm: Option<&mut Witness>, limits: DepthLimits) -> GjkResult {
+        gjk_cso_depth(
+            &Difference(a, b),
+            sub(b.center, a.center),
+            warm,
+            MAX_ITER,
+            TOL_ABS,
+            TOL_REL,
+            limits,
+        )
+    }
+
+    #[test]
+    fn the_expanding_polytope_finds_the_depth_of_overlapping_boxes() {
+        // Unit cubes 0.3 apart along x (0.1, 0.05 across): out along x takes 0.7.
+        let (a, b) = (unit_box([0.0; 3]), unit_box([0.3, 0.1, 0.05]));
+        let cheap = gjk_distance(&a, &b, [1.0, 0.0, 0.0], None, MAX_ITER);
+        let g = depth(&a, &b, None, DepthLimits::NONE);
+        assert!(g.converged && (g.lower + 0.7).abs() < 1e-12, "{g:?}");
+        assert!(g.epa_iterations > 0 && g.upper == 0.0);
+        // GJK alone: a valid bound, lower.
+        assert!(cheap.lower <= g.lower + 1e-15, "{cheap:?}");
+        // The certifying normal: A's points at least `lower` beyond B's along it.
+        let n = g.normal;
+        let ha = (0..8u32)
+            .map(|i| dot(a.vertex(i), n))
+            .fold(f64::INFINITY, f64::min);
+        let hb = (0..8u32)
+            .map(|i| dot(b.vertex(i), n))
+            .fold(f64::NEG_INFINITY, f64::max);
+        assert!(ha - hb >= g.lower - 1e-12, "{} vs {}", ha - hb, g.lower);
+    }
+
+    #[test]
+    fn a_point_inside_a_tetrahedron_has_its_face_plane_depth() {
+        let tetra = Hull::from_points(&[
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ]);
+        // Nearest face plane z = 0 at 0.1 (x = 0 at 0.2, y = 0 at 0.3, the slanted face at
+        // (1 − 0.6)/√3 = 0.23).
+        let p = Hull::from_points(&[[0.2, 0.3, 0.1]]);
+        let g = gjk_cso_depth(
+            &Difference(&tetra.points(), &p.points()),
+            [1.0, 0.0, 0.0],
+            None,
+            MAX_ITER,
+            TOL_ABS,
+            TOL_REL,
+            DepthLimits::NONE,
+        );
+        assert!(g.converged && (g.lower + 0.1).abs() < 1e-12, "{g:?}");
+    }
+
+    #[test]
+    fn touching_boxes_read_zero() {
+        // Face to face, and corner on face.
+        for b in [unit_box([1.0, 0.2, -0.3]), unit_box([0.5, 0.5, 1.0])] {
+            let g = depth(&unit_box([0.0; 3]), &b, None, DepthLimits::NONE);
+            assert!(g.lower.abs() < 1e-9, "{g:?}");
+        }
+    }
+
+    #[test]
+    fn a_warm_simplex_holding_the_origin_is_bounded_not_read_as_zero() {
+        let (a, b) = (unit_box([0.0; 3]), unit_box([0.3, 0.1, 0.05]));
+        let mut w = Witness::default();
+        gjk_distance(&a, &b, [1.0, 0.0, 0.0], Some(&mut w), MAX_ITER);
+        assert_eq!(
+            w.n, 4,
+            "the cold query leaves a tetrahedron around the origin"
+        );
+        // The rebuilt simplex holds the origin before any scan: GJK used to return 0 there.
+        let mut warm = w;
+        let cheap = gjk_distance(&a, &b, [1.0, 0.0, 0.0], Some(&mut warm), MAX_ITER);
+        assert!(
+            cheap.lower <= -0.7 + 1e-12 && cheap.iterations == 1,
+            "{cheap:?}"
+        );
+        let mut warm = w;
+        let g = depth(&a, &b, Some(&mut warm), DepthLimits::NONE);
+        assert!((g.lower + 0.7).abs() < 1e-12, "{g:?}");
+    }
+
+    #[test]
+    fn the_limits_stop_early_and_leave_what_the_caller_keeps() {
+        let (a, b) = (unit_box([0.0; 3]), unit_box([0.3, 0.1, 0.05]));
+        let full = depth(&a, &b, None, DepthLimits::NONE);
+        // A ceiling the scans reach at once: no expansion.
+        let lim = DepthLimits {
+            floor: f64::NEG_INFINITY,
+            ceiling: -5.0,
+        };
+        let g = depth(&a, &b, None, lim);
+        assert!(
+            g.epa_iterations + g.epa_proposals == 0 && g.lower >= -5.0,
+            "{g:?}"
+        );
+        // A ceiling between the scans' bound and the depth: min with it is unchanged.
+        let lim = DepthLimits {
+            floor: f64::NEG_INFINITY,
+            ceiling: -0.75,
+        };
+        let g = depth(&a, &b, None, lim);
+        assert!(g.lower >= -0.75 && g.lower <= full.lower + 1e-15, "{g:?}");
+        // The exact value as floor: the expansion stops once it proves nothing above it.
+        let lim = DepthLimits {
+            floor: -0.7,
+            ceiling: f64::INFINITY,
+        };
+        let g = depth(&a, &b, None, lim);
+        assert!(g.converged && g.lower.max(-0.7) == -0.7, "{g:?}");
+        assert!(g.epa_iterations <= full.epa_iterations);
     }
 }

@@ -8,12 +8,14 @@
 //! * [`fk`]: forward kinematics into a preallocated [`Workspace`].
 //! * [`check`]: [`Model::check_self_collision`], the broad phase and the verdict.
 //! * One file per distance routine, each documented as exact or as a lower bound; none ever
-//!   returns more than the true distance (up to floating-point rounding):
-//!   [`distance_capsule_capsule`] (exact), [`distance_box_capsule`] (exact, closed form),
-//!   [`distance_box_box`] (15-axis SAT lower bound, cube-specialised SAT, GJK refinement),
-//!   [`distance_hull_hull`] (26-DOP + box SAT stage 1, GJK stage 2),
-//!   [`distance_hull_capsule`], [`distance_hull_box`], with [`gjk`], [`dop26`] and each
-//!   hull's [`support_table`] (points GJK proposes before it scans).
+//!   returns more than the exact **signed** distance (the distance apart, minus the
+//!   penetration depth in overlap), up to floating-point rounding:
+//!   [`distance_capsule_capsule`] (exact), [`distance_box_capsule`] (exact, closed form; the
+//!   depth by six axes when the core meets the box), [`distance_box_box`] (15-axis SAT lower
+//!   bound, exact in overlap, cube-specialised SAT, GJK refinement),
+//!   [`distance_hull_hull`] (26-DOP + box SAT stage 1, GJK stage 2, the expanding polytope
+//!   in overlap), [`distance_hull_capsule`], [`distance_hull_box`], with [`gjk`], [`dop26`]
+//!   and each hull's [`support_table`] (points GJK proposes before it scans).
 //!
 //! Units: metres and radians. See `docs/kernel.md` for the semantics, the proofs of
 //! conservativeness and the measured speed.
