@@ -26,7 +26,7 @@
 use super::FitError;
 use crate::geom::chain::{self, Cuts};
 use crate::geom::hull::Hull;
-use crate::geom::mesh::TriMesh;
+use crate::geom::mesh::{TriMesh, ray_windings};
 use crate::geom::v3::{self, V3};
 use crate::geom::{dop26, obb, support};
 use std::collections::HashMap;
@@ -390,6 +390,8 @@ pub fn decompose_avoiding(
         /// `None`: not searched yet; `Some(None)`: no cut. Else (points left out, volume
         /// removed, cut).
         cut: Option<Option<(usize, f64, Cuts)>>,
+        /// The halfspaces `n . x <= d` of the cuts that made this piece.
+        cell: Vec<(V3, f64)>,
     }
     let inside = inside_hull(mesh, avoid);
     let strided: Vec<V3> = if inside.len() > MAX_AVOID {
@@ -403,6 +405,7 @@ pub fn decompose_avoiding(
         mesh: mesh.clone(),
         volume: link_volume,
         cut: None,
+        cell: Vec::new(),
     }];
     while pieces.len() < max_pieces {
         for p in pieces.iter_mut().filter(|p| p.cut.is_none()) {
@@ -446,11 +449,16 @@ pub fn decompose_avoiding(
             inside_hull(&a, &pieces[i].avoid),
             inside_hull(&b, &pieces[i].avoid),
         );
+        let mut cell_a = pieces[i].cell.clone();
+        cell_a.push((n, c + SEAM_OVERLAP));
+        let mut cell_b = pieces[i].cell.clone();
+        cell_b.push((v3::scale(n, -1.0), -(c - SEAM_OVERLAP)));
         pieces[i] = Piece {
             mesh: a,
             volume: va,
             avoid: aa,
             cut: None,
+            cell: cell_a,
         };
         pieces.insert(
             i + 1,
@@ -459,10 +467,58 @@ pub fn decompose_avoiding(
                 volume: vb,
                 avoid: ab,
                 cut: None,
+                cell: cell_b,
             },
         );
     }
-    Ok(pieces.into_iter().map(|p| p.mesh).collect())
+    let triangles = || mesh.triangles.iter().map(|t| triangle(mesh, t));
+    Ok(pieces
+        .into_iter()
+        .map(|mut p| {
+            p.mesh.vertices.extend(solid_corners(&p.cell, triangles));
+            p.mesh
+        })
+        .collect())
+}
+
+/// The corners of a piece's cell (three of its cut planes meeting within all of its
+/// halfspaces) that lie inside the link's solid. The clipped surface bounds the solid's
+/// piece everywhere but there: where three cuts meet inside the solid, the corner is on no
+/// triangle, and without it the piece's hull would leave part of the solid out (a vertex
+/// of another link could sit there, inside this link's mesh, with no primitive around
+/// it). An open surface counts as solid wherever a ray says so: an extra corner only
+/// makes the hull larger.
+fn solid_corners<I: Iterator<Item = [V3; 3]> + Clone>(
+    cell: &[(V3, f64)],
+    triangles: impl Fn() -> I,
+) -> Vec<V3> {
+    let mut out = Vec::new();
+    let n = cell.len();
+    for i in 0..n {
+        for j in i + 1..n {
+            for k in j + 1..n {
+                let ((a, da), (b, db), (c, dc)) = (cell[i], cell[j], cell[k]);
+                let bc = v3::cross(b, c);
+                let det = v3::dot(a, bc);
+                if det.abs() < 1e-9 {
+                    continue;
+                }
+                // Cramer: the point on all three planes.
+                let p = v3::scale(
+                    v3::add(
+                        v3::add(v3::scale(bc, da), v3::scale(v3::cross(c, a), db)),
+                        v3::scale(v3::cross(a, b), dc),
+                    ),
+                    1.0 / det,
+                );
+                let within = cell.iter().all(|(m, d)| v3::dot(*m, p) <= d + 1e-9);
+                if within && ray_windings(triangles(), p) >= 2 {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -474,6 +530,82 @@ mod tests {
     fn convex_link_stays_one_piece() {
         let m = box_mesh([0.15, 0.05, 0.025]);
         assert_eq!(decompose(&m, 8).unwrap().len(), 1);
+    }
+
+    /// Three boxes (two uprights on a base) as one mesh, and a ball of radius 2 cm sitting
+    /// in the U with 2 cm to each upright and to the base (1.5 cm across, inside the U's 4 cm
+    /// depth).
+    fn u_link_and_ball() -> (TriMesh, Vec<V3>) {
+        let moved = |half: [f64; 3], c: V3| {
+            let mut m = box_mesh(half);
+            for v in &mut m.vertices {
+                *v = v3::add(*v, c);
+            }
+            m
+        };
+        let mut u = moved([0.06, 0.02, 0.01], [0.0, 0.0, -0.01]);
+        for x in [-0.05, 0.05] {
+            let upright = moved([0.01, 0.02, 0.05], [x, 0.0, 0.05]);
+            let base = u.vertices.len() as u32;
+            u.vertices.extend(&upright.vertices);
+            u.triangles.extend(
+                upright
+                    .triangles
+                    .iter()
+                    .map(|t| [t[0] + base, t[1] + base, t[2] + base]),
+            );
+        }
+        let ball = crate::geom::primitive_mesh::ellipsoid_mesh([0.02, 0.015, 0.02], 16)
+            .vertices
+            .iter()
+            .map(|v| v3::add(*v, [0.0, 0.0, 0.04]))
+            .collect();
+        (u, ball)
+    }
+
+    #[test]
+    fn contact_aware_cut_separates_a_ball_sitting_in_a_u_shaped_link() {
+        let (u, ball) = u_link_and_ball();
+        // The one hull swallows the ball: the case is one a cut must settle.
+        assert_eq!(inside_hull(&u, &ball).len(), ball.len());
+        let pieces = decompose_avoiding(&u, PIECE_BUDGET, &ball).unwrap();
+        assert!(pieces.len() >= 3, "{} pieces", pieces.len());
+        for (i, p) in pieces.iter().enumerate() {
+            let inside = inside_hull(p, &ball);
+            assert!(
+                inside.is_empty(),
+                "piece {i} holds {} ball points",
+                inside.len()
+            );
+        }
+        // The pieces still cover the link: each of its vertices is in some piece's hull.
+        let covered = |v: &V3| pieces.iter().any(|p| !inside_hull(p, &[*v]).is_empty());
+        assert!(u.vertices.iter().all(covered));
+    }
+
+    /// Three cuts meeting inside a solid leave its corner on no triangle: the piece gets it
+    /// as a point (else its hull would leave a wedge of the solid out). A corner outside the
+    /// solid is not added.
+    #[test]
+    fn a_cell_corner_inside_the_solid_joins_the_piece() {
+        let m = box_mesh([0.1; 3]);
+        let tris = || m.triangles.iter().map(|t| triangle(&m, t));
+        // x <= 0, y <= 0, z <= 0: the corner is the cube's centre.
+        let cell = [
+            ([1.0, 0.0, 0.0], 0.0),
+            ([0.0, 1.0, 0.0], 0.0),
+            ([0.0, 0.0, 1.0], 0.0),
+        ];
+        assert_eq!(solid_corners(&cell, tris), vec![[0.0, 0.0, 0.0]]);
+        // The same planes moved out past the cube: the corner is outside the solid.
+        let cell = [
+            ([1.0, 0.0, 0.0], 0.2),
+            ([0.0, 1.0, 0.0], 0.2),
+            ([0.0, 0.0, 1.0], 0.2),
+        ];
+        assert!(solid_corners(&cell, tris).is_empty());
+        // Two planes have no corner.
+        assert!(solid_corners(&cell[..2], tris).is_empty());
     }
 
     #[test]

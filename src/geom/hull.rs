@@ -185,7 +185,11 @@ impl Hull {
         support_points(&self.points, u)
     }
 
-    /// Outward unit normals and offsets `(n, n . v0)` of the non-degenerate faces.
+    /// Outward unit normals of the non-degenerate faces, each with the hull's support along
+    /// it (`(n, max_p n . p)`). The support, not the face's own offset: a sliver face's
+    /// cross product points anywhere, and its plane through its three vertices then cut
+    /// through the hull (TIAGo's torso_lift_link: a piece whose planes left 1187 of its
+    /// 1191 vertices outside). With the support every plane bounds the whole hull.
     pub fn face_planes(&self) -> Vec<(V3, f64)> {
         let mut out = Vec::with_capacity(self.faces.len());
         for f in &self.faces {
@@ -196,8 +200,7 @@ impl Hull {
             ];
             let n = v3::cross(v3::sub(b, a), v3::sub(c, a));
             if let Some(n) = v3::normalize(n) {
-                let h = v3::dot(n, a).max(v3::dot(n, b)).max(v3::dot(n, c));
-                out.push((n, h));
+                out.push((n, self.support(n)));
             }
         }
         out
@@ -312,6 +315,33 @@ mod tests {
         for (n, off) in h.face_planes() {
             for p in &h.points {
                 assert!(v3::dot(n, *p) <= off + 1e-12);
+            }
+        }
+    }
+
+    /// A finely tessellated box (CAD exports put hundreds of nearly colinear points on its
+    /// edges): whatever slivers the hull's triangulation has, every plane bounds every point.
+    #[test]
+    fn face_planes_bound_every_point_of_a_finely_tessellated_box() {
+        let mut pts = cube();
+        for i in 0..=400 {
+            let t = i as f64 / 400.0;
+            let wobble = 1e-13 * ((i * 7919) % 13) as f64;
+            for p in [
+                [t, wobble, 0.0],
+                [t, 1.0, wobble],
+                [0.0, t, 1.0 - wobble],
+                [1.0, t + wobble * 0.0, wobble],
+                [wobble, 0.0, t],
+                [1.0, 1.0 - wobble, t],
+            ] {
+                pts.push(p);
+            }
+        }
+        let h = Hull::new(&pts);
+        for (n, off) in h.face_planes() {
+            for p in &pts {
+                assert!(v3::dot(n, *p) <= off + 1e-12, "{n:?} {off} {p:?}");
             }
         }
     }
