@@ -298,3 +298,33 @@ fn committed_ur5_records_its_refinement_reasons() {
     // Concave links were decomposed.
     assert!(m.links.iter().any(|l| l.primitives.len() > 1));
 }
+
+/// The mirror rule on a hand-made robot (tests/robots/mirror_arms): only the left arm trips,
+/// at rest, against a post in its inner corner; the refinement cuts it, and the right arm,
+/// its mirror image with nothing near it, gets the same geometry and says why.
+#[test]
+fn a_refined_link_and_its_mirror_image_get_the_same_geometry() {
+    let (_dir, config) = ScratchRobot::folder("mirror_arms").build();
+    let text = lower_write(&config);
+    let m = collide::manifest::parse_manifest(Path::new("mirror_arms"), &text).unwrap();
+    let link = |n: &str| m.links.iter().find(|l| l.name == n).unwrap();
+    let (left, right) = (link("left_arm"), link("right_arm"));
+    assert_eq!(
+        left.fit.reason,
+        "pair left_arm/post: trips at rest, meshes apart"
+    );
+    assert_eq!(
+        right.fit.reason,
+        "mirror of left_arm; pair left_arm/post: trips at rest, meshes apart"
+    );
+    assert_eq!(left.fit.choice, right.fit.choice);
+    assert_eq!(left.fit.choice.as_str(), "tight_box");
+    assert_eq!(left.primitives.len(), right.primitives.len());
+    assert!(left.primitives.len() >= 2, "the L is cut");
+    let out = run(&["verify", path_str(&config.with_file_name("manifest.yaml"))]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
