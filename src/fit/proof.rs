@@ -205,6 +205,24 @@ pub fn prove(
         .enumerate()
         .map(|(i, p)| checker(i, p))
         .collect::<Result<_, _>>()?;
+    prove_checked(mesh, &checkers, cuts)
+}
+
+/// [`prove`] on solids already built: what `collide export` reads back from the files
+/// it wrote (a hull of any size with no box around it, capsules, boxes).
+pub fn prove_solids(mesh: &TriMesh, solids: &[Solid]) -> Result<Proof, FitError> {
+    validate_mesh(mesh)?;
+    if solids.is_empty() {
+        return Err(FitError::NoPrimitives);
+    }
+    prove_checked(mesh, solids, None)
+}
+
+fn prove_checked(
+    mesh: &TriMesh,
+    checkers: &[Solid],
+    cuts: Option<&Cuts>,
+) -> Result<Proof, FitError> {
     let mut margin = f64::INFINITY;
     // Each vertex's depth in a primitive holding it (the deepest one's, unless
     // that cannot matter). The previous vertex's holder is asked first: a vertex
