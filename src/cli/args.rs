@@ -295,9 +295,12 @@ pub struct InspectArgs {
 #[derive(Debug, Args)]
 pub struct FkArgs {
     pub robot: PathBuf,
-    /// Joint values as JSON, e.g. '{"panda_joint1": 0.3}'; joints not named are at 0.
+    /// Joint values as JSON, e.g. '{"panda_joint1": 0.3}'; joints not named are at 0. An array of such objects gives several configurations; `@FILE` reads the JSON from FILE.
     #[arg(long, value_name = "JSON")]
     pub q: Option<String>,
+    /// Also the kernel's distance for every pair this manifest checks (m; at or below its margin, the pair trips), per configuration.
+    #[arg(long, value_name = "MANIFEST")]
+    pub pairs: Option<PathBuf>,
     /// JSON output (the only output format of fk).
     #[arg(long)]
     pub json: bool,

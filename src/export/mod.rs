@@ -141,31 +141,50 @@ const OBJ_GRID: f64 = crate::geom::containment::OBJ_GRID_STEPS;
 
 /// The hull as one closed OBJ with outward faces, which holds the proven hull as its
 /// readers read it: OBJ readers (MuJoCo, assimp under coal, this crate's tobj) keep
-/// vertices as f32, so each hull vertex is replaced by the corners of the 2^-24 m grid
-/// cell around it, f32 values all (a vertex on the grid stays itself). The hull of the
-/// corners holds every cell, so every proven vertex; it is computed exactly on the grid's
-/// integers (`geom::containment::exact_hull`), and each corner is printed so that f32 and
-/// f64 readers both read it exactly.
+/// vertices as f32, so the vertices are moved onto the 2^-24 m grid (f32 values all
+/// below 1 m). Each vertex is moved once, away from the hull's centre per coordinate
+/// (by at most 60 nm); when that hull does not hold every proven vertex, each vertex is
+/// replaced by the corners of its grid cell instead, whose hull holds every cell. (One
+/// point per vertex is preferred: clusters of corners 60 nm apart leave the consumers'
+/// hulls with near-flat facets, on which MuJoCo's support search stalls.) The hull is
+/// computed exactly on the grid's integers (`geom::containment::exact_hull`), and each
+/// vertex is printed so that f32 and f64 readers both read it exactly.
 pub fn hull_obj(hull: &[[f64; 3]]) -> std::result::Result<String, String> {
-    let mut pts: Vec<[i64; 3]> = Vec::new();
-    for w in hull {
-        if w.iter().any(|x| !(x.abs() < 1.0)) {
-            return Err(
-                "a hull vertex 1 m or more from its link frame (OBJ vertices are f32)".into(),
-            );
+    if hull.iter().flatten().any(|x| !(x.abs() < 1.0)) {
+        return Err("a hull vertex 1 m or more from its link frame (OBJ vertices are f32)".into());
+    }
+    let n = hull.len() as f64;
+    let centre = [0, 1, 2].map(|i| hull.iter().map(|w| w[i]).sum::<f64>() / n);
+    let out_of = |x: f64, c: f64| {
+        let g = x * OBJ_GRID;
+        if x >= c {
+            g.ceil() as i64
+        } else {
+            g.floor() as i64
         }
-        let [x, y, z] = w.map(|x| ((x * OBJ_GRID).floor() as i64, (x * OBJ_GRID).ceil() as i64));
-        for a in [x.0, x.1] {
-            for b in [y.0, y.1] {
-                for c in [z.0, z.1] {
-                    pts.push([a, b, c]);
+    };
+    let once: Vec<[i64; 3]> = hull
+        .iter()
+        .map(|w| [0, 1, 2].map(|i| out_of(w[i], centre[i])))
+        .collect();
+    let (pts, faces) = match grid_hull(once) {
+        Ok((pts, faces)) if holds(&pts, hull) => (pts, faces),
+        _ => {
+            let mut corners = Vec::new();
+            for w in hull {
+                let [x, y, z] =
+                    w.map(|x| ((x * OBJ_GRID).floor() as i64, (x * OBJ_GRID).ceil() as i64));
+                for a in [x.0, x.1] {
+                    for b in [y.0, y.1] {
+                        for c in [z.0, z.1] {
+                            corners.push([a, b, c]);
+                        }
+                    }
                 }
             }
+            grid_hull(corners)?
         }
-    }
-    pts.sort_unstable();
-    pts.dedup();
-    let faces = exact_hull(&pts)?;
+    };
     let mut used: Vec<usize> = faces.iter().flatten().copied().collect();
     used.sort_unstable();
     used.dedup();
@@ -181,6 +200,24 @@ pub fn hull_obj(hull: &[[f64; 3]]) -> std::result::Result<String, String> {
         out += &format!("f {} {} {}\n", index[&f[0]], index[&f[1]], index[&f[2]]);
     }
     Ok(out)
+}
+
+type GridHull = (Vec<[i64; 3]>, Vec<[usize; 3]>);
+
+fn grid_hull(mut pts: Vec<[i64; 3]>) -> std::result::Result<GridHull, String> {
+    pts.sort_unstable();
+    pts.dedup();
+    let faces = exact_hull(&pts)?;
+    Ok((pts, faces))
+}
+
+/// Does the hull of grid points `pts` hold every vertex of `hull`?
+fn holds(pts: &[[i64; 3]], hull: &[[f64; 3]]) -> bool {
+    let w: Vec<[f64; 3]> = pts.iter().map(|k| k.map(|k| k as f64 / OBJ_GRID)).collect();
+    match crate::geom::containment::HullPlanes::new(&w) {
+        Ok(planes) => hull.iter().all(|p| planes.depth(*p) >= 0.0),
+        Err(_) => false,
+    }
 }
 
 /// The shortest text that parses back to `x` exactly (never `-0`).
