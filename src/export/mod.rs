@@ -150,7 +150,7 @@ const OBJ_GRID: f64 = crate::geom::containment::OBJ_GRID_STEPS;
 /// computed exactly on the grid's integers (`geom::containment::exact_hull`), and each
 /// vertex is printed so that f32 and f64 readers both read it exactly.
 pub fn hull_obj(hull: &[[f64; 3]]) -> std::result::Result<String, String> {
-    if hull.iter().flatten().any(|x| !(x.abs() < 1.0)) {
+    if !hull.iter().flatten().all(|x| x.abs() < 1.0) {
         return Err("a hull vertex 1 m or more from its link frame (OBJ vertices are f32)".into());
     }
     let n = hull.len() as f64;

@@ -209,10 +209,11 @@ fn splice(
                 depth = depth
                     .checked_sub(1)
                     .ok_or("a closing tag without its opening")?;
-                if depth == 2 && t.name == "collision" {
-                    if let (Some(s), Some(l)) = (collision_start.take(), link.as_mut()) {
-                        l.2.push(s..t.span.end);
-                    }
+                if depth == 2
+                    && t.name == "collision"
+                    && let (Some(s), Some(l)) = (collision_start.take(), link.as_mut())
+                {
+                    l.2.push(s..t.span.end);
                 }
                 if depth == 1 && t.name == "link" {
                     let (name, indent, spans) = link.take().ok_or("a stray </link>")?;
@@ -269,10 +270,11 @@ fn splice(
                         seen.push(name.to_string());
                     }
                 }
-                if depth == 2 && t.name == "collision" {
-                    if let Some(l) = link.as_mut() {
-                        l.2.push(t.span.clone());
-                    }
+                if depth == 2
+                    && t.name == "collision"
+                    && let Some(l) = link.as_mut()
+                {
+                    l.2.push(t.span.clone());
                 }
             }
         }
@@ -290,7 +292,7 @@ fn splice(
         edits.push((at..at, tail.to_string()));
     }
     // Insertions before the removals at the same place; applied back to front.
-    edits.sort_by(|a, b| (a.0.start, a.0.end != a.0.start).cmp(&(b.0.start, b.0.end != b.0.start)));
+    edits.sort_by_key(|e| (e.0.start, e.0.end != e.0.start));
     let mut out = text.to_string();
     for (r, s) in edits.into_iter().rev() {
         out.replace_range(r, &s);

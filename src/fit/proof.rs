@@ -238,7 +238,7 @@ fn prove_checked(
             holders.push((d, hint));
             continue;
         }
-        let (d, h) = deepest(&checkers, &[*p], Some(hint));
+        let (d, h) = deepest(checkers, &[*p], Some(hint));
         hint = h;
         if d.is_nan() || d < 0.0 {
             return Err(FitError::VertexOutside {
@@ -296,7 +296,7 @@ fn prove_checked(
                 piece_margin = piece_margin.min(a.0.min(b.0).min(c.0));
                 continue;
             }
-            let (n, m) = prove_triangle(tri_of(t), &checkers, [a.1, b.1, c.1]).map_err(
+            let (n, m) = prove_triangle(tri_of(t), checkers, [a.1, b.1, c.1]).map_err(
                 |(point, depth)| FitError::TriangleOutside {
                     triangle: ti,
                     primitive: None,

@@ -26,9 +26,13 @@ def main():
     builder = DiagramBuilder()
     plant, scene_graph = AddMultibodyPlantSceneGraph(builder, 0.0)
     parser = Parser(plant)
-    for pkg_dir in os.environ.get("COLLIDE_DRAKE_PACKAGES", "").split(os.pathsep):
-        if pkg_dir:
-            parser.package_map().PopulateFromFolder(pkg_dir)
+    # Each folder below a root is a package by its folder name (as collide finds them).
+    for root_dir in os.environ.get("COLLIDE_DRAKE_PACKAGES", "").split(os.pathsep):
+        if root_dir and os.path.isdir(root_dir):
+            for name in sorted(os.listdir(root_dir)):
+                pkg = os.path.join(root_dir, name)
+                if os.path.isdir(pkg) and not parser.package_map().Contains(name):
+                    parser.package_map().Add(name, pkg)
     parser.AddModels(path)
     plant.WeldFrames(plant.world_frame(), plant.GetFrameByName(base))
     plant.Finalize()
