@@ -395,3 +395,51 @@ pub fn collision(indent: &str, name: &str, xyz: [f64; 3], rpy: [f64; 3], geometr
         escape(name)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(name: &str) -> Link {
+        let yaml = format!(
+            "name: {name}\nprimitives: [{{kind: capsule, a: [0.0, 0.0, 0.0], b: [0.0, 0.0, 0.1], radius: 0.02}}]\nfit: {{choice: capsule, max_protrusion_m: 0.0, mean_protrusion_m: 0.0, min_margin_m: 0.001, vertices: 8, triangles: 12, candidates: []}}\n"
+        );
+        serde_saphyr::from_str(&yaml).unwrap()
+    }
+
+    /// Only `<collision>` blocks change: a comment that holds one, a self-closing link and
+    /// a link without collisions keep their bytes, and the new blocks take the old place.
+    #[test]
+    fn splice_replaces_collision_blocks_only() {
+        let source = "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n  <!-- <collision> in a comment -->\n  <link name=\"a\">\n    <visual><geometry><box size=\"1 1 1\"/></geometry></visual>\n    <collision>\n      <geometry><box size=\"1 1 1\"/></geometry>\n    </collision>\n    <inertial/>\n  </link>\n  <link name=\"b\"/>\n  <link name=\"c\">\n  </link>\n</robot>\n";
+        let (la, lb) = (link("a"), link("b"));
+        let mut blocks = BTreeMap::new();
+        blocks.insert("a", (&la, Vec::new()));
+        blocks.insert("b", (&lb, Vec::new()));
+        let text = |l: &Link, _: &[Piece], indent: &str| {
+            format!("{indent}<collision name=\"{}__x\"/>\n", l.name)
+        };
+        let out = splice(source, &blocks, &text, "", "").unwrap();
+        assert_eq!(
+            out,
+            "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n  <!-- <collision> in a comment -->\n  <link name=\"a\">\n    <visual><geometry><box size=\"1 1 1\"/></geometry></visual>\n    <collision name=\"a__x\"/>\n    <inertial/>\n  </link>\n  <link name=\"b\">\n    <collision name=\"b__x\"/>\n  </link>\n  <link name=\"c\">\n  </link>\n</robot>\n"
+        );
+        // A manifest link the URDF lacks is an error, not a silent drop.
+        let lz = link("z");
+        blocks.insert("z", (&lz, Vec::new()));
+        assert!(splice(source, &blocks, &text, "", "").is_err());
+    }
+
+    #[test]
+    fn sizes_round_up_and_positions_read_back_exactly() {
+        use crate::export::{num, up};
+        assert_eq!(up(0.0703), "0.0703");
+        assert_eq!(up(0.12272347000000001), "0.122723471");
+        assert_eq!(up(0.1 + 0.2), "0.300000001");
+        for x in [0.1 + 0.2, -1.5707963267948966, 1e-7] {
+            assert_eq!(num(x).parse::<f64>().unwrap(), x);
+            assert!(up(x.abs()).parse::<f64>().unwrap() >= x.abs());
+        }
+        assert_eq!(num(-0.0), "0");
+    }
+}
