@@ -436,7 +436,7 @@ mod tests {
         assert_eq!(up(0.0703), "0.0703");
         assert_eq!(up(0.12272347000000001), "0.122723471");
         assert_eq!(up(0.1 + 0.2), "0.300000001");
-        for x in [0.1 + 0.2, -1.5707963267948966, 1e-7] {
+        for x in [0.1 + 0.2, -std::f64::consts::FRAC_PI_2, 1e-7] {
             assert_eq!(num(x).parse::<f64>().unwrap(), x);
             assert!(up(x.abs()).parse::<f64>().unwrap() >= x.abs());
         }
