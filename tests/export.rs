@@ -398,3 +398,42 @@ fn export_writes_beside_the_manifest_and_replaces_a_target_whole() {
     names.sort();
     assert_eq!(names, ["mjcf", "pinocchio"], "no scratch folder is left");
 }
+
+/// An MJCF source is kept: its actuators, visuals and masses stay (MuJoCo compiles both
+/// models to the same body masses and inertias), its own collision geoms no longer
+/// collide, and only the proven geoms do.
+#[test]
+fn an_mjcf_source_is_kept_with_its_collision_geoms_turned_visual() {
+    let dir = tempfile::tempdir().unwrap();
+    export("openarm_bimanual", &["mjcf"], dir.path());
+    let written = dir.path().join("mjcf/openarm_bimanual.xml");
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(
+        text.contains("<actuator>"),
+        "the source's actuators are kept"
+    );
+    assert!(
+        text.contains("Copyright 2026 Enactic"),
+        "the source's text is kept"
+    );
+    let source = common::site().join("share/openarm_mujoco/v2/openarm_bimanual.xml");
+    let script = "import sys, mujoco, numpy as np\n\
+        a = mujoco.MjModel.from_xml_path(sys.argv[1]); b = mujoco.MjModel.from_xml_path(sys.argv[2])\n\
+        collides = lambda m: [m.geom(g).name for g in range(m.ngeom) if m.geom_contype[g] or m.geom_conaffinity[g]]\n\
+        assert a.nu == b.nu and a.nbody == b.nbody, (a.nu, b.nu)\n\
+        assert np.abs(a.body_mass - b.body_mass).max() == 0 and np.abs(a.body_inertia - b.body_inertia).max() == 0\n\
+        assert collides(b) and all('__' in n for n in collides(b)), collides(b)\n\
+        print(len(collides(a)), len(collides(b)))\n";
+    let o = std::process::Command::new(python())
+        .args(["-c", script])
+        .arg(&source)
+        .arg(&written)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

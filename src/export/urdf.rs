@@ -52,23 +52,23 @@ pub fn urdf(
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum TagKind {
+pub(super) enum TagKind {
     Open,
     Close,
     Empty,
 }
 
-struct Tag<'t> {
-    span: Range<usize>,
-    name: &'t str,
-    kind: TagKind,
+pub(super) struct Tag<'t> {
+    pub span: Range<usize>,
+    pub name: &'t str,
+    pub kind: TagKind,
     /// The text between the name and the end of the tag.
-    attrs: &'t str,
+    pub attrs: &'t str,
 }
 
 /// The element tags of `text` in order, skipping comments, CDATA, processing
 /// instructions and declarations (which may hold `<` in text).
-fn tags(text: &str) -> std::result::Result<Vec<Tag<'_>>, String> {
+pub(super) fn tags(text: &str) -> std::result::Result<Vec<Tag<'_>>, String> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(off) = text[i..].find('<') {
@@ -133,7 +133,7 @@ fn tags(text: &str) -> std::result::Result<Vec<Tag<'_>>, String> {
 }
 
 /// The value of attribute `name` in a tag's attribute text.
-fn attr<'t>(attrs: &'t str, name: &str) -> Option<&'t str> {
+pub(super) fn attr<'t>(attrs: &'t str, name: &str) -> Option<&'t str> {
     let mut rest = attrs;
     loop {
         rest = rest.trim_start();
@@ -167,7 +167,7 @@ fn whole_lines(text: &str, range: Range<usize>) -> Range<usize> {
     }
 }
 
-fn indent_of(text: &str, at: usize) -> String {
+pub(super) fn indent_of(text: &str, at: usize) -> String {
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     text[line_start..at]
         .chars()
