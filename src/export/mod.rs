@@ -242,7 +242,7 @@ fn grid_hull(mut pts: Vec<[i64; 3]>) -> std::result::Result<GridHull, String> {
 /// Does the hull of grid points `pts` hold every vertex of `hull`?
 fn holds(pts: &[[i64; 3]], hull: &[[f64; 3]]) -> bool {
     let w: Vec<[f64; 3]> = pts.iter().map(|k| k.map(|k| k as f64 / OBJ_GRID)).collect();
-    match crate::geom::containment::HullPlanes::new(&w) {
+    match crate::geom::containment::HullPlanes::new_on_obj_grid(&w) {
         Ok(planes) => hull.iter().all(|p| planes.depth(*p) >= 0.0),
         Err(_) => false,
     }
@@ -441,7 +441,9 @@ fn primitives_read(target: Target, link: &str, pieces: &[&GeometryPiece]) -> Res
                     .map_err(|why| bad(format!("{}: {why}", path.display())))?;
                 let hull: Vec<[f64; 3]> = mesh.vertices.iter().map(|v| apply(g, *v)).collect();
                 out.push(
-                    Solid::hull(&hull).map_err(|why| bad(format!("{}: {why}", path.display())))?,
+                    crate::geom::containment::HullPlanes::new_on_obj_grid(&hull)
+                        .map(Solid::Hull)
+                        .map_err(|why| bad(format!("{}: {why}", path.display())))?,
                 );
             }
             Shape::Ellipsoid { .. } => {

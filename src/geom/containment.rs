@@ -186,9 +186,18 @@ impl HullPlanes {
         if !w.iter().all(|p| v3::finite(*p)) {
             return Err("hull has a non-finite vertex".into());
         }
-        match on_grid(w, HULL_GRID_STEPS).or_else(|| on_grid(w, OBJ_GRID_STEPS)) {
+        match on_grid(w, HULL_GRID_STEPS) {
             Some(k) => Self::exact(w, &k),
             None => Self::validated(w),
+        }
+    }
+
+    /// [`HullPlanes::new`], exact on the OBJ grid of `collide export` too (its hulls as
+    /// read back); kept apart so every other hull is built as before.
+    pub fn new_on_obj_grid(w: &[V3]) -> Result<HullPlanes, String> {
+        match on_grid(w, OBJ_GRID_STEPS) {
+            Some(k) if w.len() >= 4 => Self::exact(w, &k),
+            _ => Self::new(w),
         }
     }
 
