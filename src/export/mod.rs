@@ -367,7 +367,10 @@ pub fn read_back(
     loaded: &LoadedRobot,
 ) -> Result<BTreeMap<String, Vec<Solid>>> {
     let main = dir.join(&export.main);
-    let resolver = PackageResolver::from_env(&loaded.resolver.roots, Some(dir));
+    // The target's folder is a root too: the ros export is a package of its own.
+    let mut roots = vec![dir.to_path_buf()];
+    roots.extend(loaded.resolver.roots.iter().cloned());
+    let resolver = PackageResolver::from_env(&roots, Some(dir));
     let limits = crate::io::xml::XmlLimits::default();
     let robot: Robot = match target {
         Target::Mjcf => crate::io::mjcf::read_mjcf(&main, &resolver, &Default::default())?,

@@ -10,6 +10,16 @@ import yourdfpy
 import common
 
 
+def local(d, fname):
+    """A mesh reference of the export's own package as a file in it (`package://NAME/x`
+    -> d/x); any other reference is left as it is."""
+    if fname.startswith("package://") and os.path.isfile(os.path.join(d, "package.xml")):
+        pkg, _, rest = fname[len("package://"):].partition("/")
+        if pkg.endswith("_collide"):
+            return os.path.join(d, rest)
+    return os.path.join(d, fname)
+
+
 def main():
     a = common.args()
     d = os.path.join(a.export, "ros")
@@ -19,7 +29,7 @@ def main():
         build_collision_scene_graph=False,
         load_meshes=False,
         load_collision_meshes=False,
-        filename_handler=lambda fname: os.path.join(d, fname),
+        filename_handler=lambda fname: local(d, fname),
     )
     ok = urdf.validate()
     kinds = {}
@@ -31,7 +41,9 @@ def main():
             kinds[kind] = kinds.get(kind, 0) + 1
             if kind == "capsule" or (kind == "mesh" and not g.mesh.filename.endswith(".obj")):
                 bad.append(f"{link.name}/{c.name}: {kind}")
-            if kind == "mesh" and not os.path.isfile(os.path.join(d, g.mesh.filename)):
+            if kind == "mesh" and not g.mesh.filename.startswith("package://"):
+                bad.append(f"{link.name}/{c.name}: {g.mesh.filename} is not a package:// URL")
+            if kind == "mesh" and not os.path.isfile(local(d, g.mesh.filename)):
                 bad.append(f"{link.name}/{c.name}: missing {g.mesh.filename}")
     print(f"ros {a.robot}: yourdfpy {'validates' if ok else 'does not validate'} the URDF; "
           f"{len(urdf.robot.links)} links, {len(urdf.robot.joints)} joints, collisions {kinds}; "
