@@ -5,8 +5,8 @@ ROBOT_PINS := example-robot-data==6.0.0 openarm-mujoco==2.3.0 robosuite==1.5.2
 ROBOT_STAMP := .robots/installed
 # Python tools the tests run, in the Makefile's own venv: the xacro expander (xacrodoc
 # needs no ROS; it runs the xacro it depends on, pinned too) and the consumers tests/export.rs
-# loads the exports with (Pinocchio with coal, MuJoCo, a strict URDF reader).
-PY_PINS := xacrodoc==2.0.1 xacro==2.1.1 pin==4.1.0 mujoco==4.0.1 yourdfpy==0.0.60
+# loads the exports with (Pinocchio with coal, MuJoCo, a strict URDF reader; scipy for the hull check).
+PY_PINS := xacrodoc==2.0.1 xacro==2.1.1 pin==4.1.0 mujoco==4.0.1 yourdfpy==0.0.60 scipy==1.17.1
 VENV := .venv
 VENV_STAMP := $(VENV)/installed
 CARGO ?= cargo

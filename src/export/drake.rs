@@ -24,18 +24,14 @@ pub fn build(m: &Manifest, loaded: &LoadedRobot) -> Result<Export> {
             escape(&r.b)
         );
     }
-    let source = std::fs::read_to_string(&loaded.robot.source).unwrap_or_default();
-    // The namespace once: a source URDF may declare it already.
-    let attrs = if source.contains("xmlns:drake") {
-        ""
-    } else {
-        NAMESPACE
-    };
-    let attrs = if loaded.robot.format == crate::model::SourceFormat::Mjcf {
-        NAMESPACE
-    } else {
-        attrs
-    };
+    // The namespace once: a source URDF (or its xacro expansion) may declare it already.
+    let declared = loaded.robot.format == crate::model::SourceFormat::Urdf
+        && match &loaded.xacro {
+            Some(x) => x.urdf.contains("xmlns:drake"),
+            None => std::fs::read_to_string(&loaded.robot.source)
+                .is_ok_and(|t| t.contains("xmlns:drake")),
+        };
+    let attrs = if declared { "" } else { NAMESPACE };
     let (text, meshes) = urdf(m, loaded, &link_text, attrs, &tail)?;
     Ok(super::urdf_export(
         super::Target::Drake,
