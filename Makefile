@@ -4,14 +4,15 @@
 ROBOT_PINS := example-robot-data==6.0.0 openarm-mujoco==2.3.0 robosuite==1.5.2
 ROBOT_STAMP := .robots/installed
 # Python tools the tests run, in the Makefile's own venv: the xacro expander (xacrodoc
-# needs no ROS; it runs the xacro it depends on, pinned too). Later consumers join this list.
-PY_PINS := xacrodoc==2.0.1 xacro==2.1.1
+# needs no ROS; it runs the xacro it depends on, pinned too) and the consumers tests/export.rs
+# loads the exports with (Pinocchio with coal, MuJoCo, a strict URDF reader; scipy for the hull check).
+PY_PINS := xacrodoc==2.0.1 xacro==2.1.1 pin==4.1.0 mujoco==4.0.1 yourdfpy==0.0.60 scipy==1.17.1
 VENV := .venv
 VENV_STAMP := $(VENV)/installed
 CARGO ?= cargo
 COLLIDE := target/release/collide
 
-.PHONY: robots venv build demo test bench fmt lint clean-robots fleet report
+.PHONY: robots venv build demo test bench fmt lint clean-robots fleet report consumers drake-venv
 
 # Pinned robot descriptions, installed without their Python dependencies (we only read files).
 robots:
@@ -42,9 +43,31 @@ demo: robots build
 	$(COLLIDE) acm regenerate robots/franka_panda/robot.yaml --samples 2000 | head -60
 	$(COLLIDE) verify robots/franka_panda/manifest.yaml
 
-# tests/xacro.rs expands through the venv's xacrodoc, found through COLLIDE_XACRO.
+# tests/xacro.rs expands through the venv's xacrodoc, found through COLLIDE_XACRO; tests/export.rs
+# runs the consumer checks (tests/consumers/*.py) with the venv's python, found through COLLIDE_PYTHON.
 test: robots venv
-	COLLIDE_XACRO="$(CURDIR)/$(VENV)/bin/xacrodoc" $(CARGO) test --release --locked
+	COLLIDE_XACRO="$(CURDIR)/$(VENV)/bin/xacrodoc" COLLIDE_PYTHON="$(CURDIR)/$(VENV)/bin/python" $(CARGO) test --release --locked
+
+# Drake is large (hundreds of MB): its consumer check has its own venv and target, outside
+# `make test`. Drake loads the drake export of the Panda and the G1; its filter must match the ACM.
+DRAKE_PINS := drake==1.51.1
+DRAKE_VENV := .venv-drake
+DRAKE_STAMP := $(DRAKE_VENV)/installed
+DRAKE_ROBOTS := franka_panda g1_29dof
+drake-venv:
+	@if [ "$$(cat $(DRAKE_STAMP) 2>/dev/null)" != "$(DRAKE_PINS)" ]; then \
+		echo "installing drake: $(DRAKE_PINS)"; \
+		rm -rf $(DRAKE_VENV) && python3 -m venv $(DRAKE_VENV) && \
+		$(DRAKE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(DRAKE_PINS) && \
+		echo "$(DRAKE_PINS)" > $(DRAKE_STAMP); \
+	fi
+
+consumers: robots build drake-venv
+	for r in $(DRAKE_ROBOTS); do rm -rf target/consumers/$$r; \
+		$(COLLIDE) export robots/$$r/manifest.yaml --target drake --target pinocchio --out target/consumers/$$r -q >/dev/null || exit 1; \
+		COLLIDE_DRAKE_PACKAGES="$(CURDIR)/.robots/site/cmeel.prefix/share" $(DRAKE_VENV)/bin/python tests/consumers/drake_check.py \
+			--collide $(COLLIDE) --config robots/$$r/robot.yaml --manifest robots/$$r/manifest.yaml \
+			--export target/consumers/$$r --robot $$r || exit 1; done
 
 bench: robots build
 	$(CARGO) bench --locked

@@ -7,6 +7,7 @@
 pub mod acm;
 pub mod cli;
 pub mod error;
+pub mod export;
 pub mod fit;
 pub mod geom;
 pub mod init;

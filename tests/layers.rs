@@ -15,7 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["truth"],
     &["acm", "init", "lower", "sweep"],
     &["verify"],
-    &["report"],
+    &["report", "export"],
     &["cli"],
 ];
 

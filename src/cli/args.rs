@@ -33,6 +33,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Sweep every committed robot and write the HTML fleet report (and, asked for, the Markdown fleet page).
     Report(ReportArgs),
+    /// Write the proven geometry and ACM in the files ROS (MoveIt), Pinocchio, MuJoCo and Drake read, once the manifest verifies.
+    Export(ExportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -110,6 +112,28 @@ pub struct SweepArgs {
     pub compare: Vec<CompareSet>,
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A manifest (robots/NAME/manifest.yaml), beside its robot.yaml.
+    pub manifest: PathBuf,
+    /// What reads the export: ros, pinocchio, mjcf or drake (repeatable).
+    #[arg(long = "target", value_name = "TARGET", required = true)]
+    pub targets: Vec<String>,
+    /// Directory for the export, one folder per target [default: export/ beside the manifest].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Write even when --out is inside the package the robot's description came from.
+    #[arg(long)]
+    pub force: bool,
+    #[arg(long)]
+    pub json: bool,
+    /// Branch-and-bound boxes allowed to re-prove one `never` row (as `verify`).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub budget: usize,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -271,9 +295,12 @@ pub struct InspectArgs {
 #[derive(Debug, Args)]
 pub struct FkArgs {
     pub robot: PathBuf,
-    /// Joint values as JSON, e.g. '{"panda_joint1": 0.3}'; joints not named are at 0.
+    /// Joint values as JSON, e.g. '{"panda_joint1": 0.3}'; joints not named are at 0. An array of such objects gives several configurations; `@FILE` reads the JSON from FILE.
     #[arg(long, value_name = "JSON")]
     pub q: Option<String>,
+    /// Also the kernel's distance for every pair this manifest checks (m; at or below its margin, the pair trips), per configuration.
+    #[arg(long, value_name = "MANIFEST")]
+    pub pairs: Option<PathBuf>,
     /// JSON output (the only output format of fk).
     #[arg(long)]
     pub json: bool,

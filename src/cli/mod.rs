@@ -2,6 +2,7 @@
 
 pub mod acm;
 pub mod args;
+pub mod export;
 pub mod fk;
 pub mod init;
 pub mod inspect;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Verify(a) => verify::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Report(a) => report::run(a),
+        Command::Export(a) => export::run(a),
     }
 }
 
@@ -44,6 +46,7 @@ impl Command {
             Command::Verify(a) => &a.read,
             Command::Sweep(a) => &a.read,
             Command::Report(a) => &a.read,
+            Command::Export(a) => &a.read,
         }
     }
 }

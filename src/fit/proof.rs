@@ -205,6 +205,24 @@ pub fn prove(
         .enumerate()
         .map(|(i, p)| checker(i, p))
         .collect::<Result<_, _>>()?;
+    prove_checked(mesh, &checkers, cuts)
+}
+
+/// [`prove`] on solids already built: what `collide export` reads back from the files
+/// it wrote (a hull of any size with no box around it, capsules, boxes).
+pub fn prove_solids(mesh: &TriMesh, solids: &[Solid]) -> Result<Proof, FitError> {
+    validate_mesh(mesh)?;
+    if solids.is_empty() {
+        return Err(FitError::NoPrimitives);
+    }
+    prove_checked(mesh, solids, None)
+}
+
+fn prove_checked(
+    mesh: &TriMesh,
+    checkers: &[Solid],
+    cuts: Option<&Cuts>,
+) -> Result<Proof, FitError> {
     let mut margin = f64::INFINITY;
     // Each vertex's depth in a primitive holding it (the deepest one's, unless
     // that cannot matter). The previous vertex's holder is asked first: a vertex
@@ -220,7 +238,7 @@ pub fn prove(
             holders.push((d, hint));
             continue;
         }
-        let (d, h) = deepest(&checkers, &[*p], Some(hint));
+        let (d, h) = deepest(checkers, &[*p], Some(hint));
         hint = h;
         if d.is_nan() || d < 0.0 {
             return Err(FitError::VertexOutside {
@@ -278,7 +296,7 @@ pub fn prove(
                 piece_margin = piece_margin.min(a.0.min(b.0).min(c.0));
                 continue;
             }
-            let (n, m) = prove_triangle(tri_of(t), &checkers, [a.1, b.1, c.1]).map_err(
+            let (n, m) = prove_triangle(tri_of(t), checkers, [a.1, b.1, c.1]).map_err(
                 |(point, depth)| FitError::TriangleOutside {
                     triangle: ti,
                     primitive: None,

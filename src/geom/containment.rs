@@ -65,13 +65,17 @@ pub const HULL_GRID_STEPS: f64 = 1e6;
 /// Largest grid index accepted for the exact path (coordinates up to ~1 km).
 const GRID_LIMIT: f64 = (1u64 << 30) as f64;
 
-fn on_grid(w: &[V3]) -> Option<Vec<[i64; 3]>> {
+/// Grid steps per metre of the OBJ hulls `collide export` writes (2^24: f32 values below
+/// 1 m); [`HullPlanes`] is exact on it too.
+pub const OBJ_GRID_STEPS: f64 = (1u64 << 24) as f64;
+
+fn on_grid(w: &[V3], steps: f64) -> Option<Vec<[i64; 3]>> {
     w.iter()
         .map(|p| {
             let mut k = [0i64; 3];
             for i in 0..3 {
-                let g = (p[i] * HULL_GRID_STEPS).round();
-                if g.abs() > GRID_LIMIT || g / HULL_GRID_STEPS != p[i] {
+                let g = (p[i] * steps).round();
+                if g.abs() > GRID_LIMIT || g / steps != p[i] {
                     return None;
                 }
                 k[i] = g as i64;
@@ -182,9 +186,18 @@ impl HullPlanes {
         if !w.iter().all(|p| v3::finite(*p)) {
             return Err("hull has a non-finite vertex".into());
         }
-        match on_grid(w) {
+        match on_grid(w, HULL_GRID_STEPS) {
             Some(k) => Self::exact(w, &k),
             None => Self::validated(w),
+        }
+    }
+
+    /// [`HullPlanes::new`], exact on the OBJ grid of `collide export` too (its hulls as
+    /// read back); kept apart so every other hull is built as before.
+    pub fn new_on_obj_grid(w: &[V3]) -> Result<HullPlanes, String> {
+        match on_grid(w, OBJ_GRID_STEPS) {
+            Some(k) if w.len() >= 4 => Self::exact(w, &k),
+            _ => Self::new(w),
         }
     }
 
