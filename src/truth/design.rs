@@ -22,6 +22,7 @@ use crate::kernel::Model;
 use crate::kernel::model::JointKind;
 use crate::kernel::vec3::{Iso, mul_mtv, sub};
 use rayon::prelude::*;
+use std::collections::BTreeSet;
 
 /// Candidates are at most this many moving joints apart.
 pub const MAX_JOINTS_APART: usize = 2;
@@ -34,7 +35,10 @@ pub const SEED: u64 = 20260924;
 /// Mesh vertices of each link tried for the depth at rest.
 const DEPTH_POINTS: usize = 20_000;
 
-/// How many moving joints lie on the tree path between kernel links `a` and `b`.
+/// How many moving joints lie on the tree path between kernel links `a` and `b`, counting
+/// a mimic follower as its leader: a gripper's four-bar linkage (TIAGo Pro's fingertips,
+/// three joints that all follow one) is one joint's motion, and its links are as near as
+/// two links one joint apart.
 pub fn joints_apart(model: &Model, a: usize, b: usize) -> usize {
     let links = model.links();
     let up = |mut i: usize| {
@@ -45,15 +49,27 @@ pub fn joints_apart(model: &Model, a: usize, b: usize) -> usize {
         }
         chain
     };
-    let (ua, ub) = (up(a), up(b));
-    let moving = |chain: &[usize]| {
-        chain
-            .iter()
-            .take_while(|i| !ua.contains(i) || !ub.contains(i))
-            .filter(|&&i| links[i].joint.kind != JointKind::Fixed)
-            .count()
+    // The link whose joint carries link i's coordinate (its mimic leader's, followed up).
+    let driver = |mut i: usize| {
+        let mut hops = 0;
+        while let Some(m) = &links[i].joint.mimic {
+            if m.leader == i || hops > links.len() {
+                break;
+            }
+            i = m.leader;
+            hops += 1;
+        }
+        i
     };
-    moving(&ua) + moving(&ub)
+    let (ua, ub) = (up(a), up(b));
+    let drivers: BTreeSet<usize> = ua
+        .iter()
+        .take_while(|i| !ub.contains(i))
+        .chain(ub.iter().take_while(|i| !ua.contains(i)))
+        .filter(|&&i| links[i].joint.kind != JointKind::Fixed)
+        .map(|&i| driver(i))
+        .collect();
+    drivers.len()
 }
 
 /// Link pairs (kernel link indices).
@@ -511,6 +527,35 @@ mod tests {
             link("c", Some(0), rev("j3", [0.0, 0.5, 0.0], -1.0, 1.0)),
         ];
         Model::new(links, Vec::new(), Acm::new(5), 0.0).unwrap()
+    }
+
+    /// A four-bar gripper as a tree: base -j-> outer, base -m1-> inner -m2-> tip, where m1
+    /// and m2 mimic j. outer and tip are three moving joints apart, one joint's motion.
+    #[test]
+    fn joints_apart_counts_a_mimic_follower_as_its_leader() {
+        let mimic = |name: &str, xyz: [f64; 3]| {
+            let mut j = rev(name, xyz, -1.0, 1.0);
+            j.mimic = Some(crate::kernel::model::Mimic {
+                leader: 1,
+                multiplier: -1.0,
+                offset: 0.0,
+            });
+            j
+        };
+        let links = vec![
+            link("base", None, Joint::fixed("", [0.0; 3], [0.0; 3])),
+            link("outer", Some(0), rev("j", [0.0; 3], -1.0, 1.0)),
+            link("inner", Some(0), mimic("m1", [0.1, 0.0, 0.0])),
+            link("tip", Some(2), mimic("m2", [0.1, 0.0, 0.0])),
+        ];
+        let m = Model::new(links, Vec::new(), Acm::new(4), 0.0).unwrap();
+        assert_eq!(joints_apart(&m, 1, 3), 1);
+        assert_eq!(joints_apart(&m, 0, 3), 1);
+        assert_eq!(
+            joints_apart(&tree(), 3, 4),
+            3,
+            "independent joints still count"
+        );
     }
 
     #[test]
