@@ -452,7 +452,7 @@ pub fn decompose_avoiding(
         let mut cell_a = pieces[i].cell.clone();
         cell_a.push((n, c + SEAM_OVERLAP));
         let mut cell_b = pieces[i].cell.clone();
-        cell_b.push((v3::scale(n, -1.0), -(c - SEAM_OVERLAP)));
+        cell_b.push((v3::neg(n), -(c - SEAM_OVERLAP)));
         pieces[i] = Piece {
             mesh: a,
             volume: va,
@@ -532,9 +532,8 @@ mod tests {
         assert_eq!(decompose(&m, 8).unwrap().len(), 1);
     }
 
-    /// Three boxes (two uprights on a base) as one mesh, and a ball of radius 2 cm sitting
-    /// in the U with 2 cm to each upright and to the base (1.5 cm across, inside the U's 4 cm
-    /// depth).
+    /// Three boxes (two uprights on a base) as one mesh, and a ball (2 cm radius, 1.5 cm
+    /// along the U's 4 cm depth) sitting in the U, 2 cm from each upright and from the base.
     fn u_link_and_ball() -> (TriMesh, Vec<V3>) {
         let moved = |half: [f64; 3], c: V3| {
             let mut m = box_mesh(half);

@@ -554,6 +554,13 @@ pub fn mirror_pairs(
     out
 }
 
+/// Why the refinement turned a change down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rejected {
+    OverBudget,
+    NoGain,
+}
+
 /// A change's links and levels, without the reasons: what the budget judged.
 fn change_key(change: &[(String, Level, String)]) -> Vec<(String, Level)> {
     change.iter().map(|(n, l, _)| (n.clone(), *l)).collect()
@@ -699,10 +706,10 @@ pub fn refine(
     let names: Vec<String> = fits.iter().map(|(n, _)| n.clone()).collect();
     let mirrors = mirror_pairs(&names, truths);
     let mut fitted: BTreeMap<(String, Level), LinkFit> = BTreeMap::new();
-    let mut unaffordable: BTreeSet<Vec<(String, Level)>> = BTreeSet::new();
-    // Changes within the budget that did not improve the objective (measured on the
-    // draft they were tried on; not tried again, so the refinement ends).
-    let mut useless: BTreeSet<Vec<(String, Level)>> = BTreeSet::new();
+    // Changes tried and turned down, never tried again: one over the budget stays over
+    // (steps only add cost); one within it that did not lower the objective on the draft
+    // it was tried on is not retried either, so the refinement ends.
+    let mut rejected: BTreeMap<Vec<(String, Level)>, Rejected> = BTreeMap::new();
     let mut rounds = 0;
     let stopped = loop {
         rounds += 1;
@@ -744,8 +751,7 @@ pub fn refine(
                     group.push((name, level, why.clone()));
                 }
             }
-            let key = change_key(&group);
-            if !group.is_empty() && !unaffordable.contains(&key) && !useless.contains(&key) {
+            if !group.is_empty() && !rejected.contains_key(&change_key(&group)) {
                 if stops != REST_TRIP {
                     worst.get_or_insert(stops);
                 }
@@ -757,9 +763,9 @@ pub fn refine(
                 no_free_poses(&k, &judge)
             } else if current.refused_free == 0 && current.rest_slop.is_empty() {
                 "no free pose refused".to_string()
-            } else if unaffordable.is_empty() && useless.is_empty() {
+            } else if rejected.is_empty() {
                 "every link of a pair with false stops is at its finest geometry".to_string()
-            } else if unaffordable.is_empty() {
+            } else if !rejected.values().any(|r| *r == Rejected::OverBudget) {
                 "no refinement left improves the objective".to_string()
             } else {
                 format!("every refinement left would pass the budget of {budget_us} µs")
@@ -788,10 +794,7 @@ pub fn refine(
                 tries.push(hulls);
             }
         }
-        tries.retain(|change| {
-            let key = change_key(change);
-            !unaffordable.contains(&key) && !useless.contains(&key)
-        });
+        tries.retain(|change| !rejected.contains_key(&change_key(change)));
         let mut accepted = None;
         for change in tries {
             // A link's fit at a level is the same in every try: fitted once.
@@ -831,12 +834,12 @@ pub fn refine(
             let kt = load_kernel(&trial)?;
             let (m, j, f) = judge.measure(&kt)?;
             if m.cost_us > budget_us {
-                unaffordable.insert(change_key(&change));
+                rejected.insert(change_key(&change), Rejected::OverBudget);
             } else if objective(&m) < objective(&current) {
                 accepted = Some((change, refits, trial, kt, m, j, f));
                 break;
             } else {
-                useless.insert(change_key(&change));
+                rejected.insert(change_key(&change), Rejected::NoGain);
             }
         }
         let Some((change, refits, trial, kt, m, j, f)) = accepted else {
