@@ -3,8 +3,7 @@
 //! `<drake:collision_filter_group>`s (it reads no SRDF). Adjacent and welded bodies are
 //! filtered by Drake already; every ACM pair is still written.
 
-use super::ros::box_block;
-use super::urdf::{collision, urdf};
+use super::urdf::{box_block, collision, mesh_block, sphere_block, urdf};
 use super::{Export, Piece, capsule_frame, up};
 use crate::error::{Error, Result};
 use crate::io::robot::LoadedRobot;
@@ -58,22 +57,14 @@ fn link_text(_: &Link, pieces: &[Piece], indent: &str) -> String {
                         &format!("<capsule radius=\"{r}\" length=\"{}\"/>", up(len)),
                     )
                 } else {
-                    collision(
-                        indent,
-                        name,
-                        c.a,
-                        [0.0; 3],
-                        &format!("<sphere radius=\"{r}\"/>"),
-                    )
+                    sphere_block(indent, name, c.a, &r)
                 };
             }
             Piece::Box { name, b } => out += &box_block(indent, name, b),
             Piece::Hull { name, file, .. } => {
-                out += &collision(
+                out += &mesh_block(
                     indent,
                     name,
-                    [0.0; 3],
-                    [0.0; 3],
                     &format!("<mesh filename=\"{file}\"><drake:declare_convex/></mesh>"),
                 )
             }

@@ -3,8 +3,7 @@
 //! one named in `<convex name=…/>` (taken as written: coal builds no hull from it, so
 //! the OBJ is the closed hull itself). The ACM comes from the SRDF beside it.
 
-use super::ros::box_block;
-use super::urdf::{collision, urdf};
+use super::urdf::{box_block, collision, mesh_block, sphere_block, urdf};
 use super::{Export, Piece, capsule_frame, up};
 use crate::error::{Error, Result};
 use crate::io::robot::LoadedRobot;
@@ -41,24 +40,12 @@ fn link_text(_: &Link, pieces: &[Piece], indent: &str) -> String {
                     );
                     tags.push(format!("<capsule name=\"{name}\"/>"));
                 } else {
-                    out += &collision(
-                        indent,
-                        name,
-                        c.a,
-                        [0.0; 3],
-                        &format!("<sphere radius=\"{r}\"/>"),
-                    );
+                    out += &sphere_block(indent, name, c.a, &r);
                 }
             }
             Piece::Box { name, b } => out += &box_block(indent, name, b),
             Piece::Hull { name, file, .. } => {
-                out += &collision(
-                    indent,
-                    name,
-                    [0.0; 3],
-                    [0.0; 3],
-                    &format!("<mesh filename=\"{file}\"/>"),
-                );
+                out += &mesh_block(indent, name, &format!("<mesh filename=\"{file}\"/>"));
                 tags.push(format!("<convex name=\"{name}\"/>"));
             }
         }

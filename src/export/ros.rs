@@ -2,7 +2,7 @@
 //! up to 5.0 stops reading a link's collisions at the first `<capsule>`), so a capsule is
 //! written as the same solid: a cylinder and a sphere on each end.
 
-use super::urdf::{collision, urdf};
+use super::urdf::{box_block, collision, mesh_block, sphere_block, urdf};
 use super::{Export, File, Piece, capsule_frame, up};
 use crate::error::Result;
 use crate::io::robot::LoadedRobot;
@@ -74,38 +74,18 @@ fn link_text(pkg: &str, _: &Link, pieces: &[Piece], indent: &str) -> String {
                     if len == 0.0 && end == "b" {
                         break;
                     }
-                    out += &collision(
-                        indent,
-                        &format!("{name}_{end}"),
-                        at,
-                        [0.0; 3],
-                        &format!("<sphere radius=\"{r}\"/>"),
-                    );
+                    out += &sphere_block(indent, &format!("{name}_{end}"), at, &r);
                 }
             }
             Piece::Box { name, b } => out += &box_block(indent, name, b),
             Piece::Hull { name, file, .. } => {
-                out += &collision(
+                out += &mesh_block(
                     indent,
                     name,
-                    [0.0; 3],
-                    [0.0; 3],
                     &format!("<mesh filename=\"package://{pkg}/{file}\"/>"),
                 )
             }
         }
     }
     out
-}
-
-/// A box as URDF writes it: full side lengths, its frame as the origin.
-pub fn box_block(indent: &str, name: &str, b: &crate::manifest::BoxPrim) -> String {
-    let size: Vec<String> = b.half_extents.iter().map(|h| up(2.0 * h)).collect();
-    collision(
-        indent,
-        name,
-        b.center,
-        b.rpy,
-        &format!("<box size=\"{}\"/>", size.join(" ")),
-    )
 }

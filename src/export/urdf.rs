@@ -3,7 +3,7 @@
 //! built from the manifest's joints.
 
 use crate::error::{Error, Result};
-use crate::export::{Piece, num, pieces};
+use crate::export::{Piece, num, pieces, up};
 use crate::io::robot::LoadedRobot;
 use crate::manifest::{JointKind, Link, Manifest};
 use crate::model::SourceFormat;
@@ -393,6 +393,36 @@ pub fn collision(indent: &str, name: &str, xyz: [f64; 3], rpy: [f64; 3], geometr
     format!(
         "{indent}<collision name=\"{}\">\n{origin}{indent}  <geometry>\n{indent}    {geometry}\n{indent}  </geometry>\n{indent}</collision>\n",
         escape(name)
+    )
+}
+
+/// A sphere of printed radius `r` centred at `at` (link frame): a capsule's end cap, or a
+/// capsule of no length.
+pub fn sphere_block(indent: &str, name: &str, at: [f64; 3], r: &str) -> String {
+    collision(
+        indent,
+        name,
+        at,
+        [0.0; 3],
+        &format!("<sphere radius=\"{r}\"/>"),
+    )
+}
+
+/// A hull's mesh in the link frame; `mesh` is the whole `<mesh .../>` element, as the
+/// target spells it.
+pub fn mesh_block(indent: &str, name: &str, mesh: &str) -> String {
+    collision(indent, name, [0.0; 3], [0.0; 3], mesh)
+}
+
+/// A box as URDF writes it: full side lengths, its frame as the origin.
+pub fn box_block(indent: &str, name: &str, b: &crate::manifest::BoxPrim) -> String {
+    let size: Vec<String> = b.half_extents.iter().map(|h| up(2.0 * h)).collect();
+    collision(
+        indent,
+        name,
+        b.center,
+        b.rpy,
+        &format!("<box size=\"{}\"/>", size.join(" ")),
     )
 }
 
