@@ -12,7 +12,7 @@ VENV_STAMP := $(VENV)/installed
 CARGO ?= cargo
 COLLIDE := target/release/collide
 
-.PHONY: robots venv build demo test bench fmt lint clean-robots fleet report consumers drake-venv
+.PHONY: robots venv build demo test bench fmt lint clean-robots fleet outside report consumers drake-venv
 
 # Pinned robot descriptions, installed without their Python dependencies (we only read files).
 robots:
@@ -99,7 +99,22 @@ fleet: robots build
 		done; rm -f $$m.prev; echo "$$r: $$n round(s)"; done
 	$(COLLIDE) verify robots/*/manifest.yaml -q
 
-# The fleet report: report/index.html and the committed docs/fleet.md (`collide report`
-# writes under --out only; the Markdown page is asked for by name).
-report: robots build
-	$(COLLIDE) report --out report --fleet-md docs/fleet.md
+# Robots outside the fleet, set up as a new user would and nothing else: `collide init
+# --adopt-contacts`, `lower --write`, `acm regenerate --write`, under target/outside/ (never
+# committed: the configs and manifests are made fresh from the pinned descriptions).
+ERD := .robots/site/cmeel.prefix/share/example-robot-data/robots
+OUTSIDE := baxter_description/urdf/baxter.urdf tiago_pro_description/robots/tiago_pro.urdf \
+	alexander_description/urdf/alexander_v1.lowerBodyOnly.urdf centauro_description/urdf/centauro.urdf \
+	romeo_description/urdf/romeo.urdf
+outside: robots build
+	for u in $(OUTSIDE); do d=target/outside/$$(basename $$u .urdf); rm -rf $$d; \
+		$(COLLIDE) init $(ERD)/$$u --out $$d --adopt-contacts -q >/dev/null || exit 1; \
+		$(COLLIDE) lower $$d/robot.yaml --write -q >/dev/null || exit 1; \
+		$(COLLIDE) acm regenerate $$d/robot.yaml --write -q >/dev/null || exit 1; done
+
+# The fleet report: report/index.html and the committed docs/fleet.md, the robots outside
+# the fleet in their own section (`collide report` writes under --out only; the Markdown
+# page is asked for by name).
+report: robots build outside
+	$(COLLIDE) report --out report --fleet-md docs/fleet.md \
+		$(foreach u,$(OUTSIDE),--outside target/outside/$(basename $(notdir $(u)))/manifest.yaml)

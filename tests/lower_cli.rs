@@ -328,3 +328,50 @@ fn a_refined_link_and_its_mirror_image_get_the_same_geometry() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The contact-aware cuts learn from the poses away from rest (tests/robots/groove): a ball
+/// slides along a slab's shallow groove, 0.3 m beyond the slab at rest. The groove is 1.5 % of
+/// the slab's hull, so the volume rule leaves the slab one hull, which the ball sits in on its
+/// way along: where the ball reaches the slab, the slab is cut so the ball's vertices stay
+/// out of its pieces; where its slide stops short of the slab, nothing is to be kept out.
+#[test]
+fn the_decomposition_keeps_out_a_neighbour_that_comes_near_only_away_from_rest() {
+    let pieces = |lower_limit: &str| -> usize {
+        let (dir, config) = ScratchRobot::folder("groove").build();
+        let urdf = dir.path().join("groove.urdf");
+        let text = std::fs::read_to_string(&urdf).unwrap();
+        std::fs::write(&urdf, text.replace("lower=\"-0.7\"", lower_limit)).unwrap();
+        let out = run(&[
+            "lower",
+            path_str(&config),
+            "--tight-link",
+            "slab=8",
+            "--no-refine",
+            "--write",
+            "-q",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
+        let m = collide::manifest::parse_manifest(Path::new("groove"), &text).unwrap();
+        let verified = run(&["verify", path_str(&config.with_file_name("manifest.yaml"))]);
+        assert!(
+            verified.status.success(),
+            "{}",
+            String::from_utf8_lossy(&verified.stdout)
+        );
+        m.links
+            .iter()
+            .find(|l| l.name == "slab")
+            .unwrap()
+            .primitives
+            .len()
+    };
+    // The slide reaches across the whole slab: cut.
+    assert!(pieces("lower=\"-0.7\"") >= 2);
+    // The ball stops 0.15 m short of the slab's edge: one hull.
+    assert_eq!(pieces("lower=\"-0.15\""), 1);
+}

@@ -148,6 +148,9 @@ pub struct ReportArgs {
     /// Also write the Markdown fleet page here (the repository's is docs/fleet.md).
     #[arg(long, value_name = "FILE")]
     pub fleet_md: Option<PathBuf>,
+    /// A robot outside the fleet, reported in a section of its own after the fleet (repeatable; `make outside` sets up five from example-robot-data).
+    #[arg(long, value_name = "MANIFEST")]
+    pub outside: Vec<PathBuf>,
     /// Seeded poses per robot (as `sweep`; the whole fleet takes well under a minute).
     #[arg(long, value_name = "N", default_value_t = 3000)]
     pub poses: usize,

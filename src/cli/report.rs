@@ -1,4 +1,4 @@
-//! `collide report [MANIFEST...] [--out DIR] [--fleet-md FILE] [--poses N] [--seed S]`
+//! `collide report [MANIFEST...] [--outside MANIFEST...] [--out DIR] [--fleet-md FILE] [--poses N] [--seed S]`
 
 use super::args::ReportArgs;
 use crate::error::{Error, Result};
@@ -16,6 +16,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
     };
     let robots = fleet::generate(
         &manifests,
+        &args.outside,
         &args.out,
         args.fleet_md.as_deref(),
         args.poses,

@@ -87,14 +87,22 @@ pub(super) fn tight_piece(
         (Some(a), _) => (a.0, false, a.1),
         (None, Some(b)) => (b.0, true, b.1),
         (None, None) => {
-            let offs: Vec<f64> = base.iter().map(|u| exact.support(*u) + pad).collect();
-            let dop = polytope::halfspace_vertices_brute(&base, &offs);
-            let (w, e) = finish(dop).ok_or_else(|| {
-                FitError::Internal(format!(
-                    "no containing hull of at most {max} vertices for a piece of {} points",
-                    points.len()
-                ))
-            })?;
+            // A flat sliver (a decomposition piece that is one face and its seam) can
+            // round to a degenerate polytope at the pad: the DOP is grown until its
+            // rounded vertices span a solid, at most a millimetre.
+            let (w, e) = [pad, 1e-5, 1e-4, 1e-3]
+                .into_iter()
+                .filter(|p| *p >= pad)
+                .find_map(|p| {
+                    let offs: Vec<f64> = base.iter().map(|u| exact.support(*u) + p).collect();
+                    finish(polytope::halfspace_vertices_brute(&base, &offs))
+                })
+                .ok_or_else(|| {
+                    FitError::Internal(format!(
+                        "no containing hull of at most {max} vertices for a piece of {} points",
+                        points.len()
+                    ))
+                })?;
             (w, true, e)
         }
     };

@@ -201,9 +201,9 @@ pub fn lower(
         },
         ..manifest::fit::skeleton(robot)
     };
-    // A decomposition keeps the meshes of the links each link must clear at rest out of
-    // its pieces' hulls.
-    let avoid = refine::neighbours_at_rest(&manifest, &truth_map, &user_pairs)?;
+    // A decomposition keeps the meshes of the links each link must clear (at rest, and
+    // where the robot comes closest on its way out from rest) out of its pieces' hulls.
+    let avoid = refine::neighbours_to_clear(&manifest, &truth_map, &user_pairs)?;
     let no_points = Vec::new();
     let progress = crate::progress::bar(truths.len() as u64, "fitting links");
     let mut fits: Vec<(String, LinkFit)> = truths

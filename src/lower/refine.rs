@@ -106,13 +106,19 @@ pub fn fit_at(mesh: &TriMesh, level: Level, opts: &FitOptions, avoid: &[V3]) -> 
     })
 }
 
-/// Per link, the mesh vertices of the links it must clear at the rest pose, in its own
-/// frame: every link pair with geometry that is neither adjacent nor the user's, whose
-/// meshes are apart at rest, and whose vertices lie within the link's bounding sphere.
-/// What the contact-aware decomposition keeps out of a link's pieces (a torso around
-/// its waist motor, a pelvis around the hips). `skeleton` gives the joints and the rest
-/// pose; its links are not read.
-pub fn neighbours_at_rest(
+/// The most points to keep out a link gathers ([`neighbours_to_clear`]; evenly strided
+/// beyond that, before the decomposition keeps those inside its hull).
+const MAX_NEIGHBOUR_POINTS: usize = 16_384;
+
+/// Per link, the mesh vertices of the links it must clear, in its own frame: at the rest
+/// pose and at the last free step of each of the refinement's rays (where, moving out from
+/// rest, the robot comes closest before any checked pair's meshes touch), the vertices of
+/// every link it is checked against (neither adjacent nor the user's, meshes apart) that lie
+/// in its mesh's bounding box. What the contact-aware decomposition keeps out of a link's
+/// pieces (a torso around its waist motor and the shoulders as they turn, a wrist around the
+/// flange it folds onto). `skeleton` gives the joints and the rest pose; its links are not
+/// read.
+pub fn neighbours_to_clear(
     skeleton: &Manifest,
     truths: &BTreeMap<String, TriMesh>,
     user: &[(String, String)],
@@ -143,39 +149,101 @@ pub fn neighbours_at_rest(
         }
     }
     let truth = MeshTruth::new(&k.link_names, truths);
-    let mut ws = k.model.workspace();
-    k.model.fk(&k.q_from(&skeleton.rest_pose.q), &mut ws);
-    let place = placements(&ws, n);
-    let sphere = |m: &TriMesh| crate::truth::hull::sphere_of(m.vertices.iter().copied());
-    let spheres: Vec<Option<(V3, f64)>> = k
+    let meshes: Vec<Option<&TriMesh>> = k
         .link_names
         .iter()
-        .map(|l| truths.get(l).filter(|m| !m.vertices.is_empty()).map(sphere))
+        .map(|l| truths.get(l).filter(|m| !m.vertices.is_empty()))
         .collect();
+    let boxes: Vec<Option<(V3, V3)>> = meshes
+        .iter()
+        .map(|m| {
+            m.map(|m| {
+                m.vertices.iter().fold(
+                    ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+                    |(lo, hi), v| {
+                        (
+                            [lo[0].min(v[0]), lo[1].min(v[1]), lo[2].min(v[2])],
+                            [hi[0].max(v[0]), hi[1].max(v[1]), hi[2].max(v[2])],
+                        )
+                    },
+                )
+            })
+        })
+        .collect();
+    let spheres: Vec<Option<(V3, f64)>> = meshes
+        .iter()
+        .map(|m| m.map(|m| crate::truth::hull::sphere_of(m.vertices.iter().copied())))
+        .collect();
+    let pairs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .filter(|&(a, b)| meshes[a].is_some() && meshes[b].is_some() && !exempt.contains(&(a, b)))
+        .collect();
+    let rest_q = k.q_from(&skeleton.rest_pose.q);
+    let mut ws = k.model.workspace();
+    k.model.fk(&rest_q, &mut ws);
+    let rest_place = placements(&ws, n);
+    // Pairs touching at rest have no free pose to learn from (and would end every ray at
+    // its first step): left out of the rays.
+    let apart: Vec<(usize, usize)> = pairs
+        .iter()
+        .copied()
+        .filter(|&(a, b)| !truth.touching(a, &rest_place[a], b, &rest_place[b]))
+        .collect();
+    let rays = ray_contacts(
+        &k.model,
+        &truth,
+        &apart,
+        Rays {
+            rays: REFINE_RAYS,
+            steps: REFINE_STEPS,
+            seed: REFINE_RAY_SEED,
+            rest_q: rest_q.clone(),
+        },
+    );
+    let mut poses = vec![rest_q];
+    for (r, &t) in rays.t_truth.iter().enumerate() {
+        if t >= 1 {
+            let mut q = vec![0.0; k.model.dof()];
+            rays.rays
+                .pose(&k.model, r, t.min(REFINE_STEPS + 1) - 1, &mut q);
+            poses.push(q);
+        }
+    }
     let mut out: BTreeMap<String, Vec<V3>> = BTreeMap::new();
-    for a in 0..n {
-        let Some((ca, ra)) = spheres[a] else { continue };
-        let wa = place[a].transform_point(ca);
-        let mut points = Vec::new();
-        for b in 0..n {
-            let Some((cb, rb)) = spheres[b] else { continue };
-            if a == b || exempt.contains(&(a.min(b), a.max(b))) {
+    for q in &poses {
+        k.model.fk(q, &mut ws);
+        let place = placements(&ws, n);
+        for &(a, b) in &apart {
+            let (Some((ca, ra)), Some((cb, rb))) = (spheres[a], spheres[b]) else {
+                continue;
+            };
+            if v3::dist(place[a].transform_point(ca), place[b].transform_point(cb)) > ra + rb
+                || truth.touching(a, &place[a], b, &place[b])
+            {
                 continue;
             }
-            let wb = place[b].transform_point(cb);
-            if v3::dist(wa, wb) > ra + rb || truth.touching(a, &place[a], b, &place[b]) {
-                continue;
-            }
-            for v in &truths[&k.link_names[b]].vertices {
-                let w = place[b].transform_point(*v);
-                if v3::dist(w, wa) <= ra {
-                    // World to link a's frame.
-                    points.push(v3::mul_mtv(&place[a].rot, v3::sub(w, place[a].pos)));
+            for (to, from) in [(a, b), (b, a)] {
+                let (lo, hi) = boxes[to].expect("a link with a mesh");
+                let inv = |w: V3| v3::mul_mtv(&place[to].rot, v3::sub(w, place[to].pos));
+                let points: Vec<V3> = meshes[from]
+                    .expect("a link with a mesh")
+                    .vertices
+                    .iter()
+                    .map(|v| inv(place[from].transform_point(*v)))
+                    .filter(|p| (0..3).all(|i| p[i] >= lo[i] && p[i] <= hi[i]))
+                    .collect();
+                if !points.is_empty() {
+                    out.entry(k.link_names[to].clone())
+                        .or_default()
+                        .extend(points);
                 }
             }
         }
-        if !points.is_empty() {
-            out.insert(k.link_names[a].clone(), points);
+    }
+    for points in out.values_mut() {
+        if points.len() > MAX_NEIGHBOUR_POINTS {
+            let step = points.len().div_ceil(MAX_NEIGHBOUR_POINTS);
+            *points = points.iter().step_by(step).copied().collect();
         }
     }
     Ok(out)
