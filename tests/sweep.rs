@@ -407,10 +407,11 @@ fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
 }
 
 /// The UR5 (committed manifest): against the meshes nothing is missed, every mesh contact
-/// on a checked pair is also a hull-truth contact on the same pose, the sweep's figures are
-/// exactly `judge`'s, and the contacts are the same on one and two threads.
+/// on a checked pair is also a hull-truth contact on the same pose but for the few the sweep
+/// counts (`mesh_not_hull`, each one the kernel trips on), the sweep's figures are exactly
+/// `judge`'s, and the contacts are the same on one and two threads.
 #[test]
-fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth() {
+fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth_but_for_the_counted_seams() {
     let path = committed_manifest("ur5");
     let prepared = sweep::prepare(&path, &[], &ReadOptions::new(LoadOptions::default())).unwrap();
     let model = &prepared.fit_kernel().model;
@@ -431,18 +432,35 @@ fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth() {
     let (hull, _) = prepared.hull_contacts(poses, SEED, &indicatif::ProgressBar::hidden());
     let checked: Vec<(u32, u32)> =
         contacts::normalized_pairs(model.checked_pairs(), model.n_links());
-    let (mut mesh_pairs, mut hull_pairs) = (0, 0);
+    let (mut mesh_pairs, mut hull_pairs, mut outside) = (0, 0, 0);
+    let mut ws = model.workspace();
+    let mut q = vec![0.0; model.dof()];
     for (i, (m, h)) in mesh.contacts.iter().zip(&hull.contacts).enumerate() {
         assert!(m.windows(2).all(|w| w[0] < w[1]), "pose {i}: sorted");
         for p in m.iter().filter(|p| checked.binary_search(p).is_ok()) {
             mesh_pairs += 1;
-            assert!(
-                h.binary_search(p).is_ok(),
-                "pose {i}: meshes of {p:?} touch, their hull truth does not"
-            );
+            if h.binary_search(p).is_err() {
+                // A vertex inside the other link's closed mesh, at a seam of a split link,
+                // where no share's hull holds the solid (docs/sweep.md): counted, and the
+                // kernel, whose primitives hold the solid, trips on it.
+                outside += 1;
+                collide::truth::poses::uniform_q(model, SEED, i as u64, &mut q);
+                model.check_self_collision(&q, &mut ws, true);
+                let k = model
+                    .checked_pairs()
+                    .iter()
+                    .position(|&(a, b)| (a.min(b) as u32, a.max(b) as u32) == *p)
+                    .unwrap();
+                assert!(
+                    ws.pair_distances()[k] <= model.margin(),
+                    "pose {i}: meshes of {p:?} touch, the hull truth does not, and the kernel clears them"
+                );
+            }
         }
         hull_pairs += h.len();
     }
+    // Few: the hull truth holds every mesh contact but containment at a seam.
+    assert!(outside * 100 <= mesh_pairs, "{outside} of {mesh_pairs}");
     // The UR5's concave links: the hulls touch far more often than the meshes.
     assert!(
         mesh_pairs > 0 && hull_pairs > mesh_pairs,
@@ -489,7 +507,7 @@ fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth() {
         (j_hull.slop_only, j_hull.false_stops)
     );
     assert_eq!(report.mesh_contacts.poses, j_mesh.contact_poses);
-    assert_eq!(report.mesh_not_hull, 0);
+    assert_eq!(report.mesh_not_hull, outside);
 }
 
 /// `judge` refuses contacts that do not cover the model's checked pairs or its poses.
