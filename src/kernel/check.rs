@@ -227,8 +227,34 @@ impl Model {
 
     /// The check on the poses already in `ws` (after [`Model::fk`]).
     pub fn check_placed(&self, ws: &mut Workspace, want_all_pairs: bool) -> CheckResult {
+        self.check_placed_with_margin(ws, self.margin(), want_all_pairs)
+    }
+
+    /// [`Model::check_self_collision`] at the caller's `margin` instead of the model's: a
+    /// pair trips when its value is `<= margin`, and values `<= margin + refine_band` are
+    /// refined to the exact distance, so the guarantees of the module docs hold with
+    /// `margin` in place of [`Model::margin`]. `margin` may be `+∞` (every pair refined).
+    /// No allocation.
+    pub fn check_self_collision_with_margin(
+        &self,
+        q: &[f64],
+        ws: &mut Workspace,
+        margin: f64,
+        want_all_pairs: bool,
+    ) -> CheckResult {
+        self.fk(q, ws);
+        self.check_placed_with_margin(ws, margin, want_all_pairs)
+    }
+
+    /// [`Model::check_placed`] at the caller's `margin` (see
+    /// [`Model::check_self_collision_with_margin`]).
+    pub fn check_placed_with_margin(
+        &self,
+        ws: &mut Workspace,
+        margin: f64,
+        want_all_pairs: bool,
+    ) -> CheckResult {
         ws.assert_fits(self);
-        let margin = self.margin();
         let threshold = margin + self.refine_band();
         let mut stats = CheckStats::default();
         let mut res = CheckResult {
