@@ -562,7 +562,7 @@ pub unsafe extern "C" fn collide_pair_distances(
         let m = &*s.model;
         // SAFETY: the caller gives `nq` doubles at `q`.
         let q = unsafe { joint_values(m, q, nq, None) }?;
-        if !(cutoff >= 0.0) {
+        if cutoff.is_nan() || cutoff < 0.0 {
             return Err(bad(format!(
                 "cutoff is {cutoff}, expected a number >= 0 (metres) or +INFINITY"
             )));

@@ -327,7 +327,8 @@ fn bad_input_is_a_status_and_a_message() {
 
 fn load_status(path: &Path) -> (CollideStatus, *const CollideModel) {
     let c = CString::new(path.to_str().unwrap()).unwrap();
-    let mut model = 1 as *const CollideModel;
+    // Not null before the call: a failed load must set it to null.
+    let mut model = std::ptr::NonNull::<CollideModel>::dangling().as_ptr() as *const _;
     let st = unsafe { collide_model_load(c.as_ptr(), &mut model) };
     (st, model)
 }
