@@ -307,7 +307,13 @@ impl Model {
     /// One checked pair's value on the poses in `ws` (after [`Model::fk`]): the same
     /// value [`Model::check_placed`] computes for it, a lower bound on the distance.
     pub fn pair_distance(&self, pair: usize, ws: &mut Workspace) -> f64 {
-        let threshold = self.margin() + self.refine_band();
+        self.pair_distance_with_margin(pair, ws, self.margin())
+    }
+
+    /// [`Model::pair_distance`] refined as at the caller's `margin` (see
+    /// [`Model::check_self_collision_with_margin`]): exact when `<= margin + refine_band`.
+    pub fn pair_distance_with_margin(&self, pair: usize, ws: &mut Workspace, margin: f64) -> f64 {
+        let threshold = margin + self.refine_band();
         let mut stats = CheckStats::default();
         let warm = ws.warm_start;
         let Workspace {

@@ -9,6 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Subtracted from every stored pair value: far above the rounding of forward kinematics
+// and of the distance routines (errors of order 1e-15 of the robot's size), far below any
+// margin a caller uses.
+#define ALLOWANCE 1e-9
+
 // What a call did. Every function that can fail returns one; on anything but
 // `COLLIDE_STATUS_OK`, `collide_last_error()` names the cause.
 typedef enum {
@@ -34,6 +39,16 @@ typedef struct CollideModel CollideModel;
 // Per-thread scratch for one model: the kernel workspace. Opaque to C. Holds a
 // reference on its model, so the model may be freed first.
 typedef struct CollideSession CollideSession;
+
+// What the last `collide_check_coherent` on a session did (`collide_session_stats`).
+typedef struct {
+  // Pairs whose exact check ran.
+  uint32_t exact_pairs;
+  // Pairs skipped: their distance provably stayed above the margin.
+  uint32_t skipped_pairs;
+  // Whether forward kinematics ran (it does not when every pair was skipped).
+  bool fk;
+} CollideStats;
 
 // The verdict of one configuration, written by `collide_check` and `collide_check_batch`.
 //
@@ -126,9 +141,13 @@ CollideStatus collide_session_new(const CollideModel *model, CollideSession **ou
 // Frees a session (and its reference on the model). NULL is ignored.
 void collide_session_free(CollideSession *session);
 
-// Forgets whatever the session carries between calls (today the kernel's warm-start
-// witnesses, which are off: results never depend on earlier calls). No allocation.
+// Forgets whatever the session carries between calls: the coherent mode's cache (the next
+// `collide_check_coherent` checks every pair) and the kernel's warm-start witnesses (off:
+// `collide_check` never depends on earlier calls). No allocation.
 CollideStatus collide_session_reset(CollideSession *session);
+
+// What the last `collide_check_coherent` on `session` did, into `*stats`.
+CollideStatus collide_session_stats(const CollideSession *session, CollideStats *stats);
 
 // Checks one configuration: forward kinematics, then every checked pair at `margin`.
 //
@@ -148,6 +167,25 @@ CollideStatus collide_check(CollideSession *session,
                             size_t nq,
                             double margin,
                             CollideResult *result);
+
+// `collide_check` with the session's cache: the same contract, cheaper on smooth motion.
+//
+// Per pair the session keeps a lower bound `L_p` on its distance at the configuration
+// `q_p` of its last exact check; a call skips the pair while `L_p - δ_p > margin`, where
+// `δ_p = Σ |q_i - q_p,i| · R_i` over the joints on the tree path between the pair's links
+// bounds how far their geometry can have moved relative to each other on the whole
+// segment from `q_p` to `q` (docs/kernel-library.md has the proof), and checks it exactly
+// otherwise (and re-anchors). Only an exact check reports `in_collision`; `false` means
+// every pair was proven or checked more than `margin` apart, exactly as `collide_check`
+// guarantees. `min_distance` is the least of the exact values and of the skipped pairs'
+// bounds: still a lower bound, but a skipped pair's is looser than `collide_check`'s.
+// Outside the joint limits every pair is checked and the cache is not updated.
+// Forward kinematics runs only when some pair is checked. Allocates nothing on success.
+CollideStatus collide_check_coherent(CollideSession *session,
+                                     const double *q,
+                                     size_t nq,
+                                     double margin,
+                                     CollideResult *result);
 
 // Every checked pair's value at one configuration, into `out[0..pair_count]`.
 //

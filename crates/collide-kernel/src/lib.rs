@@ -12,6 +12,9 @@
 
 #![allow(clippy::missing_safety_doc)] // the safety contract is in each function's doc, in C terms
 
+pub mod coherent;
+
+use coherent::{Cache, Coherence};
 use collide::kernel::{CheckResult, Model, Workspace};
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
@@ -82,6 +85,7 @@ impl CollideResult {
 /// share one across threads. Opaque to C.
 pub struct CollideModel {
     model: Model,
+    coherence: Coherence,
     joint_names: Vec<CString>,
     link_names: Vec<CString>,
 }
@@ -91,6 +95,19 @@ pub struct CollideModel {
 pub struct CollideSession {
     model: Arc<CollideModel>,
     ws: Workspace,
+    cache: Cache,
+}
+
+/// What the last `collide_check_coherent` on a session did (`collide_session_stats`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CollideStats {
+    /// Pairs whose exact check ran.
+    pub exact_pairs: u32,
+    /// Pairs skipped: their distance provably stayed above the margin.
+    pub skipped_pairs: u32,
+    /// Whether forward kinematics ran (it does not when every pair was skipped).
+    pub fk: bool,
 }
 
 // The contract C callers rely on: a model is shared across threads, a session moves.
@@ -228,6 +245,7 @@ impl CollideModel {
                 .collect()
         };
         Ok(CollideModel {
+            coherence: Coherence::new(&k.model),
             joint_names: cstrings(&k.dof_names),
             link_names: cstrings(&k.link_names),
             model: k.model,
@@ -467,7 +485,8 @@ pub unsafe extern "C" fn collide_session_new(
             Arc::from_raw(model)
         };
         let ws = model.model.workspace();
-        let s = Box::new(CollideSession { model, ws });
+        let cache = Cache::new(&model.coherence);
+        let s = Box::new(CollideSession { model, ws, cache });
         // SAFETY: checked non-null.
         unsafe { *out_session = Box::into_raw(s) };
         Ok(())
@@ -486,14 +505,41 @@ pub unsafe extern "C" fn collide_session_free(session: *mut CollideSession) {
     });
 }
 
-/// Forgets whatever the session carries between calls (today the kernel's warm-start
-/// witnesses, which are off: results never depend on earlier calls). No allocation.
+/// Forgets whatever the session carries between calls: the coherent mode's cache (the next
+/// `collide_check_coherent` checks every pair) and the kernel's warm-start witnesses (off:
+/// `collide_check` never depends on earlier calls). No allocation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn collide_session_reset(session: *mut CollideSession) -> CollideStatus {
     guard("collide_session_reset", || {
         // SAFETY: null or a live session.
         let s = unsafe { session_mut(session) }?;
         s.ws.reset_warm_start();
+        s.cache.reset();
+        Ok(())
+    })
+}
+
+/// What the last `collide_check_coherent` on `session` did, into `*stats`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_stats(
+    session: *const CollideSession,
+    stats: *mut CollideStats,
+) -> CollideStatus {
+    guard("collide_session_stats", || {
+        // SAFETY: null or a live session.
+        let s = unsafe { session.as_ref() }.ok_or_else(|| bad("the session is null"))?;
+        if stats.is_null() {
+            return Err(bad("stats is null"));
+        }
+        let c = s.cache.stats();
+        // SAFETY: checked non-null.
+        unsafe {
+            *stats = CollideStats {
+                exact_pairs: c.exact_pairs,
+                skipped_pairs: c.skipped_pairs,
+                fk: c.fk,
+            }
+        };
         Ok(())
     })
 }
@@ -534,6 +580,46 @@ pub unsafe extern "C" fn collide_check(
         let r = m
             .model
             .check_self_collision_with_margin(q, &mut s.ws, margin, false);
+        // SAFETY: checked non-null.
+        unsafe { *result = m.result(&r, q) };
+        Ok(())
+    })
+}
+
+/// `collide_check` with the session's cache: the same contract, cheaper on smooth motion.
+///
+/// Per pair the session keeps a lower bound `L_p` on its distance at the configuration
+/// `q_p` of its last exact check; a call skips the pair while `L_p - δ_p > margin`, where
+/// `δ_p = Σ |q_i - q_p,i| · R_i` over the joints on the tree path between the pair's links
+/// bounds how far their geometry can have moved relative to each other on the whole
+/// segment from `q_p` to `q` (docs/kernel-library.md has the proof), and checks it exactly
+/// otherwise (and re-anchors). Only an exact check reports `in_collision`; `false` means
+/// every pair was proven or checked more than `margin` apart, exactly as `collide_check`
+/// guarantees. `min_distance` is the least of the exact values and of the skipped pairs'
+/// bounds: still a lower bound, but a skipped pair's is looser than `collide_check`'s.
+/// Outside the joint limits every pair is checked and the cache is not updated.
+/// Forward kinematics runs only when some pair is checked. Allocates nothing on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_check_coherent(
+    session: *mut CollideSession,
+    q: *const f64,
+    nq: usize,
+    margin: f64,
+    result: *mut CollideResult,
+) -> CollideStatus {
+    guard("collide_check_coherent", || {
+        if result.is_null() {
+            return Err(bad("result is null"));
+        }
+        // SAFETY: checked non-null; the caller gives a writable result.
+        unsafe { *result = CollideResult::EMPTY };
+        // SAFETY: null or a live session.
+        let s = unsafe { session_mut(session) }?;
+        let m = &*s.model;
+        // SAFETY: the caller gives `nq` doubles at `q`.
+        let q = unsafe { joint_values(m, q, nq, None) }?;
+        check_margin(margin, "margin")?;
+        let r = s.cache.check(&m.coherence, &m.model, &mut s.ws, q, margin);
         // SAFETY: checked non-null.
         unsafe { *result = m.result(&r, q) };
         Ok(())

@@ -272,6 +272,28 @@ fn bad_input_is_a_status_and_a_message() {
             CollideStatus::BadArgument,
             "result is null",
         );
+        q[0] = f64::NAN;
+        refused(
+            collide_check_coherent(s, q.as_ptr(), n, 0.0, &mut r),
+            CollideStatus::BadArgument,
+            "q[0] (joint `panda_joint1`) is NaN",
+        );
+        q[0] = 0.0;
+        refused(
+            collide_check_coherent(s, q.as_ptr(), n + 2, 0.0, &mut r),
+            CollideStatus::BadArgument,
+            &format!("q has {} values", n + 2),
+        );
+        refused(
+            collide_check_coherent(s, q.as_ptr(), n, -1.0, &mut r),
+            CollideStatus::BadArgument,
+            "margin is -1",
+        );
+        refused(
+            collide_session_stats(s, ptr::null_mut()),
+            CollideStatus::BadArgument,
+            "stats is null",
+        );
         // The session still works after every refusal.
         assert_eq!(
             collide_check(s, q.as_ptr(), n, 0.0, &mut r),

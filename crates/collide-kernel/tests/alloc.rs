@@ -1,5 +1,6 @@
 //! No allocation after `collide_session_new`: a counting global allocator counts every
-//! allocation on this thread while thousands of `collide_check` and `collide_pair_distances`
+//! allocation on this thread while thousands of `collide_check`, `collide_check_coherent`
+//! (on a smooth path, so both its skips and its exact checks run) and `collide_pair_distances`
 //! calls run on the Panda and the G1 (seeded poses, several margins and cutoffs, in and out
 //! of collision). Only the success path is counted: a failing call allocates its message
 //! for `collide_last_error`.
@@ -92,6 +93,8 @@ fn no_allocation_after_session_new(robot: &str) {
         link_a: 0,
         link_b: 0,
     };
+    let (mut skipped, mut exact) = (0u64, 0u64);
+    assert!(n <= 64);
     let ((ok, tripped), allocs) = counted(|| {
         let (mut ok, mut tripped) = (0, 0);
         for (i, q) in qs.iter().enumerate() {
@@ -104,13 +107,30 @@ fn no_allocation_after_session_new(robot: &str) {
                 collide_pair_distances(session, q.as_ptr(), n, cutoff, out.as_mut_ptr(), out.len())
             };
             ok += (st == CollideStatus::Ok) as usize;
+            // The coherent mode on a 1 mrad path from this pose: skips and exact checks.
+            for k in 0..5 {
+                let mut qk = [0.0; 64];
+                for (d, v) in q.iter().enumerate() {
+                    qk[d] = v + 1e-3 * k as f64;
+                }
+                let st = unsafe { collide_check_coherent(session, qk.as_ptr(), n, margin, &mut r) };
+                ok += (st == CollideStatus::Ok) as usize;
+                let mut stats = CollideStats::default();
+                unsafe { collide_session_stats(session, &mut stats) };
+                skipped += stats.skipped_pairs as u64;
+                exact += stats.exact_pairs as u64;
+            }
             if i % 500 == 0 {
                 ok += (unsafe { collide_session_reset(session) } == CollideStatus::Ok) as usize;
             }
         }
         (ok, tripped)
     });
-    assert_eq!(ok, 2 * qs.len() + qs.len() / 500, "every call succeeded");
+    assert_eq!(ok, 7 * qs.len() + qs.len() / 500, "every call succeeded");
+    assert!(
+        skipped > 0 && exact > 0,
+        "{robot}: the coherent calls skipped {skipped}, checked {exact}"
+    );
     assert!(
         tripped > 0,
         "{robot}: no pose tripped, the count covers only free poses"

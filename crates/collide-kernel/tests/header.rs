@@ -40,6 +40,8 @@ fn committed_header_is_what_cbindgen_generates() {
         "collide_session_free",
         "collide_session_reset",
         "collide_check",
+        "collide_check_coherent",
+        "collide_session_stats",
         "collide_pair_distances",
         "collide_check_batch",
         "collide_last_error",
