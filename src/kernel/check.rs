@@ -313,6 +313,20 @@ impl Model {
     /// [`Model::pair_distance`] refined as at the caller's `margin` (see
     /// [`Model::check_self_collision_with_margin`]): exact when `<= margin + refine_band`.
     pub fn pair_distance_with_margin(&self, pair: usize, ws: &mut Workspace, margin: f64) -> f64 {
+        self.pair_distance_below(pair, ws, margin, f64::INFINITY)
+    }
+
+    /// [`Model::pair_distance_with_margin`] for a caller that takes the minimum of the value
+    /// with `ceiling` (a running minimum): an overlapping tight pair's depth bound stops once
+    /// it reaches `ceiling`, as in [`Model::check_placed`]. Still a lower bound on the
+    /// pair's signed distance; `min(value, ceiling)` is the same as without the stop.
+    pub fn pair_distance_below(
+        &self,
+        pair: usize,
+        ws: &mut Workspace,
+        margin: f64,
+        ceiling: f64,
+    ) -> f64 {
         let threshold = margin + self.refine_band();
         let mut stats = CheckStats::default();
         let warm = ws.warm_start;
@@ -330,15 +344,7 @@ impl Model {
             sphere_c,
             link_sphere_c,
         };
-        self.pair_value(
-            pair,
-            &placed,
-            witness,
-            warm,
-            threshold,
-            f64::INFINITY,
-            &mut stats,
-        )
+        self.pair_value(pair, &placed, witness, warm, threshold, ceiling, &mut stats)
     }
 
     /// The value of checked pair `pi`: the minimum over its primitive pairs. `ceiling`: the

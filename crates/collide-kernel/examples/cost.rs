@@ -1,5 +1,5 @@
 //! Per-call cost of the C ABI on committed manifests: `collide_check` on a smooth trajectory
-//! (1 mrad joint steps) and on seeded uniform poses, and `collide_check_batch` throughput on
+//! (1 mrad joint steps) and on seeded uniform poses, `collide_check_coherent` on the smooth one, and `collide_check_batch` throughput on
 //! 1 and 2 threads. `cargo run --release -p collide-kernel --example cost [robot...]`.
 
 use collide::truth::poses::uniform_q;
@@ -63,12 +63,20 @@ fn main() {
                 q
             })
             .collect();
-        // From a seeded pose, 1 mrad per joint per step: 1 kHz control-rate motion.
+        // From a seeded pose, 1 mrad (or 1 mm) per joint per step, turning back at the
+        // limits: 1 kHz control-rate motion (1 rad/s).
         let mut q = uniform[0].clone();
+        let mut dir: Vec<f64> = (0..n)
+            .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
         let smooth: Vec<Vec<f64>> = (0..5000)
-            .map(|k| {
+            .map(|_| {
                 for (i, v) in q.iter_mut().enumerate() {
-                    *v += 1e-3 * if (k / 500 + i) % 2 == 0 { 1.0 } else { -1.0 };
+                    let (lo, hi) = direct.dof_range(i);
+                    if *v + 1e-3 * dir[i] > hi || *v + 1e-3 * dir[i] < lo {
+                        dir[i] = -dir[i];
+                    }
+                    *v += 1e-3 * dir[i];
                 }
                 q.clone()
             })
@@ -88,6 +96,25 @@ fn main() {
                 .collect(),
         );
         let t_uniform2 = time(&uniform);
+        // The coherent mode on the same smooth path, from a cold cache.
+        let mut coh = std::ptr::null_mut();
+        assert_eq!(
+            unsafe { collide_session_new(model, &mut coh) },
+            CollideStatus::Ok
+        );
+        let (mut t, mut skipped, mut pairs) = (Vec::new(), 0u64, 0u64);
+        for q in &smooth {
+            let t0 = Instant::now();
+            let st = unsafe { collide_check_coherent(coh, q.as_ptr(), n, 0.0, &mut r) };
+            t.push(t0.elapsed().as_secs_f64() * 1e6);
+            assert_eq!(st, CollideStatus::Ok);
+            let mut stats = CollideStats::default();
+            unsafe { collide_session_stats(coh, &mut stats) };
+            skipped += stats.skipped_pairs as u64;
+            pairs += (stats.skipped_pairs + stats.exact_pairs) as u64;
+        }
+        let t_coherent = median(t);
+        unsafe { collide_session_free(coh) };
         let flat: Vec<f64> = uniform.iter().flatten().copied().collect();
         let mut out = vec![r; uniform.len()];
         let mut rate = |threads| {
@@ -109,8 +136,11 @@ fn main() {
         let (b1, b2) = (rate(1), rate(2));
         println!(
             "{robot}: {n} joints, {} pairs; collide_check median {t_uniform:.2} / {t_uniform2:.2} µs \
-             (uniform poses, before / after the kernel direct: {t_direct:.2} µs), {t_smooth:.2} µs (1 mrad steps); batch {b1:.0} poses/s on 1 thread, {b2:.0} on 2",
-            unsafe { collide_model_pair_count(model) }
+             (uniform poses, before / after the kernel direct: {t_direct:.2} µs), {t_smooth:.2} µs (1 mrad steps), coherent {t_coherent:.2} µs \
+             ({:.1}×, {:.1} % of pairs skipped); batch {b1:.0} poses/s on 1 thread, {b2:.0} on 2",
+            unsafe { collide_model_pair_count(model) },
+            t_smooth / t_coherent,
+            100.0 * skipped as f64 / pairs as f64
         );
         unsafe {
             collide_session_free(s);

@@ -333,7 +333,9 @@ impl Cache {
                     stats.fk = true;
                 }
                 stats.exact_pairs += 1;
-                let v = model.pair_distance_with_margin(p, ws, margin);
+                // Below the running minimum, as collide_check: an overlapping pair's depth
+                // bound stops there (still a lower bound, and the minimum is unchanged).
+                let v = model.pair_distance_below(p, ws, margin, res.min_distance);
                 if usable && !v.is_nan() {
                     self.valid[p] = true;
                     self.lower[p] = v - ALLOWANCE;
