@@ -12,7 +12,7 @@ VENV_STAMP := $(VENV)/installed
 CARGO ?= cargo
 COLLIDE := target/release/collide
 
-.PHONY: robots venv build demo test bench fmt lint clean-robots fleet outside report consumers drake-venv
+.PHONY: robots venv build demo test bench fmt lint clean-robots fleet outside report consumers drake-venv c-example
 
 # Pinned robot descriptions, installed without their Python dependencies (we only read files).
 robots:
@@ -45,8 +45,21 @@ demo: robots build
 
 # tests/xacro.rs expands through the venv's xacrodoc, found through COLLIDE_XACRO; tests/export.rs
 # runs the consumer checks (tests/consumers/*.py) with the venv's python, found through COLLIDE_PYTHON.
-test: robots venv
+test: robots venv c-example
 	COLLIDE_XACRO="$(CURDIR)/$(VENV)/bin/xacrodoc" COLLIDE_PYTHON="$(CURDIR)/$(VENV)/bin/python" $(CARGO) test --release --locked
+	$(CARGO) test --release --locked -p collide-kernel
+
+# The C example against the kernel library's staticlib and committed header (docs/kernel-library.md):
+# built with the system's cc, run on the Panda manifest; any error exits non-zero.
+CC ?= cc
+C_EXAMPLE := target/c-example/check_trajectory
+c-example:
+	$(CARGO) build --release --locked -p collide-kernel
+	mkdir -p target/c-example
+	$(CC) -std=c99 -Wall -Wextra -Werror -O2 -Icrates/collide-kernel/include examples/c/check_trajectory.c \
+		target/release/libcollide_kernel.a -lpthread -ldl -lm -o $(C_EXAMPLE)
+	$(C_EXAMPLE) robots/franka_panda/manifest.yaml > target/c-example/panda.txt
+	tail -3 target/c-example/panda.txt
 
 # Drake is large (hundreds of MB): its consumer check has its own venv and target, outside
 # `make test`. Drake loads the drake export of the Panda and the G1; its filter must match the ACM.
@@ -78,7 +91,7 @@ fmt:
 
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --all-targets --locked -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
 clean-robots:
 	rm -rf .robots

@@ -5,6 +5,7 @@
 //! See docs/architecture.md.
 
 pub mod acm;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod error;
 pub mod export;

@@ -429,7 +429,7 @@ fn ur5_mesh_truth_misses_nothing_and_lies_inside_the_hull_truth_but_for_the_coun
         (mesh.poses, mesh.seed, mesh.contacts.len()),
         (poses, SEED, poses)
     );
-    let (hull, _) = prepared.hull_contacts(poses, SEED, &indicatif::ProgressBar::hidden());
+    let (hull, _) = prepared.hull_contacts(poses, SEED, &collide::progress::ProgressBar::hidden());
     let checked: Vec<(u32, u32)> =
         contacts::normalized_pairs(model.checked_pairs(), model.n_links());
     let (mut mesh_pairs, mut hull_pairs, mut outside) = (0, 0, 0);

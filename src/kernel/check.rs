@@ -227,8 +227,34 @@ impl Model {
 
     /// The check on the poses already in `ws` (after [`Model::fk`]).
     pub fn check_placed(&self, ws: &mut Workspace, want_all_pairs: bool) -> CheckResult {
+        self.check_placed_with_margin(ws, self.margin(), want_all_pairs)
+    }
+
+    /// [`Model::check_self_collision`] at the caller's `margin` instead of the model's: a
+    /// pair trips when its value is `<= margin`, and values `<= margin + refine_band` are
+    /// refined to the exact distance, so the guarantees of the module docs hold with
+    /// `margin` in place of [`Model::margin`]. `margin` may be `+∞` (every pair refined).
+    /// No allocation.
+    pub fn check_self_collision_with_margin(
+        &self,
+        q: &[f64],
+        ws: &mut Workspace,
+        margin: f64,
+        want_all_pairs: bool,
+    ) -> CheckResult {
+        self.fk(q, ws);
+        self.check_placed_with_margin(ws, margin, want_all_pairs)
+    }
+
+    /// [`Model::check_placed`] at the caller's `margin` (see
+    /// [`Model::check_self_collision_with_margin`]).
+    pub fn check_placed_with_margin(
+        &self,
+        ws: &mut Workspace,
+        margin: f64,
+        want_all_pairs: bool,
+    ) -> CheckResult {
         ws.assert_fits(self);
-        let margin = self.margin();
         let threshold = margin + self.refine_band();
         let mut stats = CheckStats::default();
         let mut res = CheckResult {
@@ -281,7 +307,27 @@ impl Model {
     /// One checked pair's value on the poses in `ws` (after [`Model::fk`]): the same
     /// value [`Model::check_placed`] computes for it, a lower bound on the distance.
     pub fn pair_distance(&self, pair: usize, ws: &mut Workspace) -> f64 {
-        let threshold = self.margin() + self.refine_band();
+        self.pair_distance_with_margin(pair, ws, self.margin())
+    }
+
+    /// [`Model::pair_distance`] refined as at the caller's `margin` (see
+    /// [`Model::check_self_collision_with_margin`]): exact when `<= margin + refine_band`.
+    pub fn pair_distance_with_margin(&self, pair: usize, ws: &mut Workspace, margin: f64) -> f64 {
+        self.pair_distance_below(pair, ws, margin, f64::INFINITY)
+    }
+
+    /// [`Model::pair_distance_with_margin`] for a caller that takes the minimum of the value
+    /// with `ceiling` (a running minimum): an overlapping tight pair's depth bound stops once
+    /// it reaches `ceiling`, as in [`Model::check_placed`]. Still a lower bound on the
+    /// pair's signed distance; `min(value, ceiling)` is the same as without the stop.
+    pub fn pair_distance_below(
+        &self,
+        pair: usize,
+        ws: &mut Workspace,
+        margin: f64,
+        ceiling: f64,
+    ) -> f64 {
+        let threshold = margin + self.refine_band();
         let mut stats = CheckStats::default();
         let warm = ws.warm_start;
         let Workspace {
@@ -298,15 +344,7 @@ impl Model {
             sphere_c,
             link_sphere_c,
         };
-        self.pair_value(
-            pair,
-            &placed,
-            witness,
-            warm,
-            threshold,
-            f64::INFINITY,
-            &mut stats,
-        )
+        self.pair_value(pair, &placed, witness, warm, threshold, ceiling, &mut stats)
     }
 
     /// The value of checked pair `pi`: the minimum over its primitive pairs. `ceiling`: the

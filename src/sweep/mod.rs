@@ -549,7 +549,7 @@ impl Prepared {
         &self,
         poses: usize,
         seed: u64,
-        bar: &indicatif::ProgressBar,
+        bar: &crate::progress::ProgressBar,
     ) -> (MeshContacts, Vec<HullPose>) {
         let model = &self.fit_kernel().model;
         let pairs = model.checked_pairs();
@@ -606,7 +606,7 @@ impl Prepared {
             if progress {
                 crate::progress::bar(poses as u64, &format!("{what} {}", self.manifest.robot))
             } else {
-                indicatif::ProgressBar::hidden()
+                crate::progress::ProgressBar::hidden()
             }
         };
         let started = Instant::now();

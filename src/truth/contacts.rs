@@ -58,7 +58,7 @@ pub fn mesh_contacts(
         pairs,
         poses,
         seed,
-        &indicatif::ProgressBar::hidden(),
+        &crate::progress::ProgressBar::hidden(),
     )
 }
 
@@ -69,7 +69,7 @@ pub fn mesh_contacts_with_progress(
     pairs: &[(usize, usize)],
     poses: usize,
     seed: u64,
-    bar: &indicatif::ProgressBar,
+    bar: &crate::progress::ProgressBar,
 ) -> MeshContacts {
     let pairs = normalized_pairs(pairs, model.n_links().min(truth.n_links()));
     let contacts = for_each_pose(model, seed, poses, |s, _| {

@@ -221,7 +221,7 @@ pub fn near_contacts(
     checked: &[(usize, usize)],
     poses: usize,
     seed: u64,
-    bar: &indicatif::ProgressBar,
+    bar: &crate::progress::ProgressBar,
 ) -> MeshContacts {
     let (near, _) = split_pairs(model, checked);
     mesh_contacts_with_progress(model, truth, &near, poses, seed, bar)
@@ -270,7 +270,7 @@ pub fn find(
         checked,
         POSES,
         SEED,
-        &indicatif::ProgressBar::hidden(),
+        &crate::progress::ProgressBar::hidden(),
     );
     candidates(model, truth, &near, rest_q)
 }

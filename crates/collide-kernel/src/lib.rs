@@ -1,0 +1,768 @@
+//! `collide-kernel`: the collide self-collision kernel over a manifest, as a C library.
+//!
+//! The same code `collide verify` and `collide sweep` check with: a manifest read by
+//! [`collide::manifest::load_manifest`], loaded by [`collide::manifest::kernel::load_kernel`],
+//! checked by [`collide::kernel::Model`]. See docs/kernel-library.md for the contract.
+//!
+//! * [`CollideModel`]: immutable, `Send + Sync`, shared by every thread.
+//! * [`CollideSession`]: one per thread, all scratch preallocated by `collide_session_new`;
+//!   `collide_check` and `collide_pair_distances` allocate nothing on success.
+//! * Every entry point returns a [`CollideStatus`] (or a documented sentinel), never unwinds
+//!   into C, and leaves a message for [`collide_last_error`] when it fails.
+
+#![allow(clippy::missing_safety_doc)] // the safety contract is in each function's doc, in C terms
+
+pub mod coherent;
+
+use coherent::{Cache, Coherence};
+use collide::kernel::{CheckResult, Model, Workspace};
+use std::cell::RefCell;
+use std::ffi::{CStr, CString, c_char};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::Arc;
+
+/// What a call did. Every function that can fail returns one; on anything but
+/// `COLLIDE_STATUS_OK`, `collide_last_error()` names the cause.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollideStatus {
+    /// Success.
+    Ok = 0,
+    /// A null pointer, a wrong length, a NaN or infinite joint value, a negative or NaN
+    /// margin, an index out of range.
+    BadArgument = 1,
+    /// The file was read but is not a manifest the kernel accepts (the same checks as
+    /// `collide verify` reading it).
+    BadManifest = 2,
+    /// The file could not be read (missing, a directory, no permission).
+    Io = 3,
+    /// An internal error (a bug in collide: please report it). The session that was
+    /// passed should be freed.
+    Panic = 4,
+}
+
+/// The verdict of one configuration, written by `collide_check` and `collide_check_batch`.
+///
+/// Witness points are not reported: the kernel's distance routines return values only
+/// (their closest points are not kept without extra work per pair), so the pair and its
+/// links are what a caller gets to act on.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CollideResult {
+    /// Some checked pair's value is `<= margin`. Never false when a checked pair's
+    /// primitives are within `margin` of each other.
+    pub in_collision: bool,
+    /// Every joint value is within its limits (continuous joints always are). The ACM's
+    /// proven exemptions (pairs never checked) hold only inside the limits.
+    pub within_limits: bool,
+    /// A lower bound on the least signed distance (metres, negative in overlap) over the
+    /// checked pairs, exact (within 1e-10 m) when it is `<= margin + 0.01`; `+INFINITY`
+    /// when the model has no checked pair.
+    pub min_distance: f64,
+    /// Index (as in `collide_model_pair_links`) of the pair attaining `min_distance`, the
+    /// first in pair order on ties; -1 when there is no checked pair. When `in_collision`,
+    /// this pair trips.
+    pub pair: i64,
+    /// Link index of that pair's first link (`collide_model_link_name`); -1 with no pair.
+    pub link_a: i64,
+    /// Link index of that pair's second link; -1 with no pair.
+    pub link_b: i64,
+}
+
+impl CollideResult {
+    const EMPTY: CollideResult = CollideResult {
+        in_collision: false,
+        within_limits: false,
+        min_distance: f64::NAN,
+        pair: -1,
+        link_a: -1,
+        link_b: -1,
+    };
+}
+
+/// A loaded manifest: the kernel model and the names behind its indices. Immutable;
+/// share one across threads. Opaque to C.
+pub struct CollideModel {
+    model: Model,
+    coherence: Coherence,
+    joint_names: Vec<CString>,
+    link_names: Vec<CString>,
+}
+
+/// Per-thread scratch for one model: the kernel workspace. Opaque to C. Holds a
+/// reference on its model, so the model may be freed first.
+pub struct CollideSession {
+    model: Arc<CollideModel>,
+    ws: Workspace,
+    cache: Cache,
+}
+
+/// What the last `collide_check_coherent` on a session did (`collide_session_stats`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CollideStats {
+    /// Pairs whose exact check ran.
+    pub exact_pairs: u32,
+    /// Pairs skipped: their distance provably stayed above the margin.
+    pub skipped_pairs: u32,
+    /// Whether forward kinematics ran (it does not when every pair was skipped).
+    pub fk: bool,
+}
+
+// The contract C callers rely on: a model is shared across threads, a session moves.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    const fn movable<T: Send>() {}
+    shared::<CollideModel>();
+    movable::<CollideSession>();
+};
+
+thread_local! {
+    static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
+}
+
+/// A failed call: its status and the message `collide_last_error` returns.
+struct Failure(CollideStatus, String);
+
+fn bad(msg: impl Into<String>) -> Failure {
+    Failure(CollideStatus::BadArgument, msg.into())
+}
+
+fn set_error(msg: String) {
+    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = Some(c));
+}
+
+/// Runs `f`, catching any panic: the status, with the message stored on failure.
+fn guard(what: &str, f: impl FnOnce() -> Result<(), Failure>) -> CollideStatus {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => CollideStatus::Ok,
+        Ok(Err(Failure(status, msg))) => {
+            set_error(format!("{what}: {msg}"));
+            status
+        }
+        Err(payload) => {
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            set_error(format!(
+                "{what}: internal error: {why} (a bug in collide, please report it)"
+            ));
+            CollideStatus::Panic
+        }
+    }
+}
+
+/// Runs `f` for a value, catching any panic: `fallback` when it panics.
+fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
+}
+
+unsafe fn model_ref<'a>(model: *const CollideModel) -> Result<&'a CollideModel, Failure> {
+    // SAFETY: the caller passes null or a pointer from `collide_model_load` not yet freed.
+    unsafe { model.as_ref() }.ok_or_else(|| bad("the model is null"))
+}
+
+unsafe fn session_mut<'a>(session: *mut CollideSession) -> Result<&'a mut CollideSession, Failure> {
+    // SAFETY: the caller passes null or a live session, used by one thread at a time.
+    unsafe { session.as_mut() }.ok_or_else(|| bad("the session is null"))
+}
+
+/// The caller's `q` as a slice, checked: not null (unless the model has no joint), the
+/// model's length, every value finite. `row` names a batch row in the message.
+unsafe fn joint_values<'a>(
+    m: &CollideModel,
+    q: *const f64,
+    nq: usize,
+    row: Option<usize>,
+) -> Result<&'a [f64], Failure> {
+    let dof = m.model.dof();
+    let at = |s: String| match row {
+        Some(r) => format!("row {r}: {s}"),
+        None => s,
+    };
+    if nq != dof {
+        return Err(bad(at(format!(
+            "q has {nq} values, the model has {dof} joints (collide_model_joint_name gives their order)"
+        ))));
+    }
+    if dof == 0 {
+        return Ok(&[]);
+    }
+    if q.is_null() {
+        return Err(bad(at("q is null".into())));
+    }
+    // SAFETY: the caller promises `nq` readable doubles at `q`.
+    let q = unsafe { std::slice::from_raw_parts(q, nq) };
+    if let Some(i) = q.iter().position(|v| !v.is_finite()) {
+        return Err(bad(at(format!(
+            "q[{i}] (joint `{}`) is {}, expected a finite number",
+            m.joint_names[i].to_string_lossy(),
+            q[i]
+        ))));
+    }
+    Ok(q)
+}
+
+fn check_margin(margin: f64, what: &str) -> Result<(), Failure> {
+    if margin.is_finite() && margin >= 0.0 {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "{what} is {margin}, expected a finite number >= 0 (metres)"
+        )))
+    }
+}
+
+impl CollideModel {
+    fn load(path: &Path) -> Result<CollideModel, Failure> {
+        let shown = path.display();
+        // Reading first tells an unreadable file (IO) from one that is not a manifest.
+        match std::fs::metadata(path) {
+            Err(e) => return Err(Failure(CollideStatus::Io, format!("{shown}: {e}"))),
+            Ok(md) if md.is_dir() => {
+                return Err(Failure(
+                    CollideStatus::Io,
+                    format!("{shown}: is a directory, expected a manifest file"),
+                ));
+            }
+            Ok(_) => {}
+        }
+        if let Err(e) = std::fs::File::open(path) {
+            return Err(Failure(CollideStatus::Io, format!("{shown}: {e}")));
+        }
+        let manifest = collide::manifest::load_manifest(path)
+            .map_err(|e| Failure(CollideStatus::BadManifest, e.to_string()))?;
+        let k = collide::manifest::kernel::load_kernel(&manifest)
+            .map_err(|e| Failure(CollideStatus::BadManifest, format!("{shown}: {e}")))?;
+        let cstrings = |names: &[String]| -> Vec<CString> {
+            names
+                .iter()
+                .map(|n| CString::new(n.replace('\0', " ")).unwrap_or_default())
+                .collect()
+        };
+        Ok(CollideModel {
+            coherence: Coherence::new(&k.model),
+            joint_names: cstrings(&k.dof_names),
+            link_names: cstrings(&k.link_names),
+            model: k.model,
+        })
+    }
+
+    /// The index of checked pair `(a, b)`: the pairs are in ascending order, so a binary
+    /// search (no allocation) finds it.
+    fn pair_index(&self, pair: Option<(usize, usize)>) -> i64 {
+        let Some(p) = pair else { return -1 };
+        let pairs = self.model.checked_pairs();
+        match pairs.binary_search(&p) {
+            Ok(i) => i as i64,
+            // Not sorted after all: the linear search is still allocation-free.
+            Err(_) => pairs.iter().position(|&x| x == p).map_or(-1, |i| i as i64),
+        }
+    }
+
+    fn result(&self, r: &CheckResult, q: &[f64]) -> CollideResult {
+        let (a, b) = r.min_pair.map_or((-1, -1), |(a, b)| (a as i64, b as i64));
+        CollideResult {
+            in_collision: r.tripped,
+            within_limits: self.model.within_limits(q),
+            min_distance: r.min_distance,
+            pair: self.pair_index(r.min_pair),
+            link_a: a,
+            link_b: b,
+        }
+    }
+}
+
+/// Loads a manifest (the YAML `collide lower` writes) into a model.
+///
+/// `path`: a NUL-terminated file path. On success `*out_model` is a model to free with
+/// `collide_model_free`; on failure it is set to NULL and the status is `COLLIDE_STATUS_IO`
+/// (the file cannot be read) or `COLLIDE_STATUS_BAD_MANIFEST` (it is not a manifest
+/// `collide verify` can read, or the kernel refuses it), with the file, line and field in
+/// `collide_last_error()`. Allocates.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_load(
+    path: *const c_char,
+    out_model: *mut *const CollideModel,
+) -> CollideStatus {
+    guard("collide_model_load", || {
+        if out_model.is_null() {
+            return Err(bad("out_model is null"));
+        }
+        // SAFETY: checked non-null; the caller gives a writable pointer.
+        unsafe { *out_model = std::ptr::null() };
+        if path.is_null() {
+            return Err(bad("path is null"));
+        }
+        // SAFETY: the caller gives a NUL-terminated string.
+        let bytes = unsafe { CStr::from_ptr(path) }.to_bytes();
+        #[cfg(unix)]
+        let path = {
+            use std::os::unix::ffi::OsStrExt;
+            Path::new(std::ffi::OsStr::from_bytes(bytes))
+        };
+        #[cfg(not(unix))]
+        let owned =
+            String::from_utf8(bytes.to_vec()).map_err(|_| bad("path is not valid UTF-8"))?;
+        #[cfg(not(unix))]
+        let path = Path::new(&owned);
+        let model = CollideModel::load(path)?;
+        // SAFETY: checked non-null above.
+        unsafe { *out_model = Arc::into_raw(Arc::new(model)) };
+        Ok(())
+    })
+}
+
+/// Frees a model from `collide_model_load`. NULL is ignored. Sessions made from it stay
+/// valid: the model lives until its last session is freed. Using `model` afterwards (or
+/// freeing it twice) is undefined behaviour.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_free(model: *const CollideModel) {
+    if model.is_null() {
+        return;
+    }
+    let _ = catch_unwind(|| {
+        // SAFETY: the pointer came from `Arc::into_raw` in `collide_model_load`.
+        drop(unsafe { Arc::from_raw(model) });
+    });
+}
+
+/// Number of joint values `q` has (the independent joints; mimic joints follow their
+/// leaders, fixed joints are not counted). 0 for a NULL model.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_joint_count(model: *const CollideModel) -> usize {
+    // SAFETY: null or a live model.
+    guard_value(0, || unsafe { model.as_ref() }.map_or(0, |m| m.model.dof()))
+}
+
+/// Name of joint `i` (the joint behind `q[i]`), NUL-terminated, valid while the model
+/// lives. NULL for a NULL model or `i >= collide_model_joint_count(model)`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_joint_name(
+    model: *const CollideModel,
+    i: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: null or a live model.
+        unsafe { model.as_ref() }
+            .and_then(|m| m.joint_names.get(i))
+            .map_or(std::ptr::null(), |s| s.as_ptr())
+    })
+}
+
+/// Limits of joint `i` (radians or metres) into `*lower`, `*upper`; a continuous joint
+/// gives [-pi, pi] (it has none). `COLLIDE_STATUS_BAD_ARGUMENT` for a NULL pointer or
+/// `i` out of range.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_joint_limits(
+    model: *const CollideModel,
+    i: usize,
+    lower: *mut f64,
+    upper: *mut f64,
+) -> CollideStatus {
+    guard("collide_model_joint_limits", || {
+        // SAFETY: null or a live model.
+        let m = unsafe { model_ref(model) }?;
+        if lower.is_null() || upper.is_null() {
+            return Err(bad("lower or upper is null"));
+        }
+        if i >= m.model.dof() {
+            return Err(bad(format!(
+                "joint {i} out of range: the model has {} joints",
+                m.model.dof()
+            )));
+        }
+        let (lo, hi) = m.model.dof_range(i);
+        // SAFETY: checked non-null; the caller gives writable pointers.
+        unsafe {
+            *lower = lo;
+            *upper = hi;
+        }
+        Ok(())
+    })
+}
+
+/// Number of links (every link of the tree, with or without geometry). 0 for NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_link_count(model: *const CollideModel) -> usize {
+    // SAFETY: null or a live model.
+    guard_value(0, || {
+        unsafe { model.as_ref() }.map_or(0, |m| m.link_names.len())
+    })
+}
+
+/// Name of link `i`, NUL-terminated, valid while the model lives. NULL for a NULL model or
+/// `i >= collide_model_link_count(model)`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_link_name(
+    model: *const CollideModel,
+    i: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: null or a live model.
+        unsafe { model.as_ref() }
+            .and_then(|m| m.link_names.get(i))
+            .map_or(std::ptr::null(), |s| s.as_ptr())
+    })
+}
+
+/// Number of checked link pairs: the pairs the ACM does not exempt whose links both carry
+/// geometry. `collide_pair_distances` writes one value per pair. 0 for NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_pair_count(model: *const CollideModel) -> usize {
+    // SAFETY: null or a live model.
+    guard_value(0, || {
+        unsafe { model.as_ref() }.map_or(0, |m| m.model.checked_pairs().len())
+    })
+}
+
+/// The two link indices of checked pair `i` into `*link_a < *link_b`.
+/// `COLLIDE_STATUS_BAD_ARGUMENT` for a NULL pointer or `i` out of range.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_pair_links(
+    model: *const CollideModel,
+    i: usize,
+    link_a: *mut usize,
+    link_b: *mut usize,
+) -> CollideStatus {
+    guard("collide_model_pair_links", || {
+        // SAFETY: null or a live model.
+        let m = unsafe { model_ref(model) }?;
+        if link_a.is_null() || link_b.is_null() {
+            return Err(bad("link_a or link_b is null"));
+        }
+        let pairs = m.model.checked_pairs();
+        let &(a, b) = pairs.get(i).ok_or_else(|| {
+            bad(format!(
+                "pair {i} out of range: the model has {} checked pairs",
+                pairs.len()
+            ))
+        })?;
+        // SAFETY: checked non-null; the caller gives writable pointers.
+        unsafe {
+            *link_a = a;
+            *link_b = b;
+        }
+        Ok(())
+    })
+}
+
+/// The manifest's margin (metres): the margin the ACM's `never` exemptions were proven
+/// for. NaN for NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_model_margin(model: *const CollideModel) -> f64 {
+    // SAFETY: null or a live model.
+    guard_value(f64::NAN, || {
+        unsafe { model.as_ref() }.map_or(f64::NAN, |m| m.model.margin())
+    })
+}
+
+/// A session for `model`: the preallocated scratch one thread checks with. Allocates (once);
+/// `collide_check` and `collide_pair_distances` on it then never do. On success
+/// `*out_session` is a session to free with `collide_session_free`; on failure NULL.
+/// A session may move between threads but must not be used by two at once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_new(
+    model: *const CollideModel,
+    out_session: *mut *mut CollideSession,
+) -> CollideStatus {
+    guard("collide_session_new", || {
+        if out_session.is_null() {
+            return Err(bad("out_session is null"));
+        }
+        // SAFETY: checked non-null.
+        unsafe { *out_session = std::ptr::null_mut() };
+        if model.is_null() {
+            return Err(bad("the model is null"));
+        }
+        // SAFETY: a live model from `Arc::into_raw`: take one more reference on it.
+        let model = unsafe {
+            Arc::increment_strong_count(model);
+            Arc::from_raw(model)
+        };
+        let ws = model.model.workspace();
+        let cache = Cache::new(&model.coherence);
+        let s = Box::new(CollideSession { model, ws, cache });
+        // SAFETY: checked non-null.
+        unsafe { *out_session = Box::into_raw(s) };
+        Ok(())
+    })
+}
+
+/// Frees a session (and its reference on the model). NULL is ignored.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_free(session: *mut CollideSession) {
+    if session.is_null() {
+        return;
+    }
+    let _ = catch_unwind(|| {
+        // SAFETY: the pointer came from `Box::into_raw` in `collide_session_new`.
+        drop(unsafe { Box::from_raw(session) });
+    });
+}
+
+/// Forgets whatever the session carries between calls: the coherent mode's cache (the next
+/// `collide_check_coherent` checks every pair) and the kernel's warm-start witnesses (off:
+/// `collide_check` never depends on earlier calls). No allocation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_reset(session: *mut CollideSession) -> CollideStatus {
+    guard("collide_session_reset", || {
+        // SAFETY: null or a live session.
+        let s = unsafe { session_mut(session) }?;
+        s.ws.reset_warm_start();
+        s.cache.reset();
+        Ok(())
+    })
+}
+
+/// What the last `collide_check_coherent` on `session` did, into `*stats`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_stats(
+    session: *const CollideSession,
+    stats: *mut CollideStats,
+) -> CollideStatus {
+    guard("collide_session_stats", || {
+        // SAFETY: null or a live session.
+        let s = unsafe { session.as_ref() }.ok_or_else(|| bad("the session is null"))?;
+        if stats.is_null() {
+            return Err(bad("stats is null"));
+        }
+        let c = s.cache.stats();
+        // SAFETY: checked non-null.
+        unsafe {
+            *stats = CollideStats {
+                exact_pairs: c.exact_pairs,
+                skipped_pairs: c.skipped_pairs,
+                fk: c.fk,
+            }
+        };
+        Ok(())
+    })
+}
+
+/// Checks one configuration: forward kinematics, then every checked pair at `margin`.
+///
+/// `q`: `nq` joint values in `collide_model_joint_name` order (radians, metres), finite;
+/// `nq` must equal `collide_model_joint_count`. Values outside the limits are checked
+/// (and flagged in `within_limits`). `margin` (metres, finite, >= 0): a pair trips when a
+/// lower bound on its distance is `<= margin`, so `in_collision` is false only when every
+/// checked pair's primitives are more than `margin` apart. The primitives contain the
+/// robot's meshes (proven when the manifest was written); the pairs the ACM exempts are
+/// not checked, and its `never` rows are proven for the manifest's margin
+/// (`collide_model_margin`) inside the joint limits.
+///
+/// Writes `*result` on success (and a result with `pair = -1` on failure). Allocates
+/// nothing on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_check(
+    session: *mut CollideSession,
+    q: *const f64,
+    nq: usize,
+    margin: f64,
+    result: *mut CollideResult,
+) -> CollideStatus {
+    guard("collide_check", || {
+        if result.is_null() {
+            return Err(bad("result is null"));
+        }
+        // SAFETY: checked non-null; the caller gives a writable result.
+        unsafe { *result = CollideResult::EMPTY };
+        // SAFETY: null or a live session.
+        let s = unsafe { session_mut(session) }?;
+        let m = &*s.model;
+        // SAFETY: the caller gives `nq` doubles at `q`.
+        let q = unsafe { joint_values(m, q, nq, None) }?;
+        check_margin(margin, "margin")?;
+        let r = m
+            .model
+            .check_self_collision_with_margin(q, &mut s.ws, margin, false);
+        // SAFETY: checked non-null.
+        unsafe { *result = m.result(&r, q) };
+        Ok(())
+    })
+}
+
+/// `collide_check` with the session's cache: the same contract, cheaper on smooth motion.
+///
+/// Per pair the session keeps a lower bound `L_p` on its distance at the configuration
+/// `q_p` of its last exact check; a call skips the pair while `L_p - δ_p > margin`, where
+/// `δ_p = Σ |q_i - q_p,i| · R_i` over the joints on the tree path between the pair's links
+/// bounds how far their geometry can have moved relative to each other on the whole
+/// segment from `q_p` to `q` (docs/kernel-library.md has the proof), and checks it exactly
+/// otherwise (and re-anchors). Only an exact check reports `in_collision`; `false` means
+/// every pair was proven or checked more than `margin` apart, exactly as `collide_check`
+/// guarantees. `min_distance` is the least of the exact values and of the skipped pairs'
+/// bounds: still a lower bound, but a skipped pair's is looser than `collide_check`'s.
+/// Outside the joint limits every pair is checked and the cache is not updated.
+/// Forward kinematics runs only when some pair is checked. Allocates nothing on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_check_coherent(
+    session: *mut CollideSession,
+    q: *const f64,
+    nq: usize,
+    margin: f64,
+    result: *mut CollideResult,
+) -> CollideStatus {
+    guard("collide_check_coherent", || {
+        if result.is_null() {
+            return Err(bad("result is null"));
+        }
+        // SAFETY: checked non-null; the caller gives a writable result.
+        unsafe { *result = CollideResult::EMPTY };
+        // SAFETY: null or a live session.
+        let s = unsafe { session_mut(session) }?;
+        let m = &*s.model;
+        // SAFETY: the caller gives `nq` doubles at `q`.
+        let q = unsafe { joint_values(m, q, nq, None) }?;
+        check_margin(margin, "margin")?;
+        let r = s.cache.check(&m.coherence, &m.model, &mut s.ws, q, margin);
+        // SAFETY: checked non-null.
+        unsafe { *result = m.result(&r, q) };
+        Ok(())
+    })
+}
+
+/// Every checked pair's value at one configuration, into `out[0..pair_count]`.
+///
+/// Each value is a lower bound on that pair's signed distance (metres, negative in
+/// overlap), exact (within 1e-10 m) when it is `<= cutoff + 0.01`; pairs farther apart may
+/// get a cheaper bound (a bounding-sphere gap). `cutoff`: finite and >= 0, or `+INFINITY`
+/// for every pair exact. `n_out` must be at least `collide_model_pair_count`; entries past
+/// it are left alone. `q`, `nq` as in `collide_check`. Allocates nothing on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_pair_distances(
+    session: *mut CollideSession,
+    q: *const f64,
+    nq: usize,
+    cutoff: f64,
+    out: *mut f64,
+    n_out: usize,
+) -> CollideStatus {
+    guard("collide_pair_distances", || {
+        // SAFETY: null or a live session.
+        let s = unsafe { session_mut(session) }?;
+        let m = &*s.model;
+        // SAFETY: the caller gives `nq` doubles at `q`.
+        let q = unsafe { joint_values(m, q, nq, None) }?;
+        if cutoff.is_nan() || cutoff < 0.0 {
+            return Err(bad(format!(
+                "cutoff is {cutoff}, expected a number >= 0 (metres) or +INFINITY"
+            )));
+        }
+        let n = m.model.checked_pairs().len();
+        if n_out < n {
+            return Err(bad(format!(
+                "out has room for {n_out} values, the model has {n} checked pairs"
+            )));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        if out.is_null() {
+            return Err(bad("out is null"));
+        }
+        m.model
+            .check_self_collision_with_margin(q, &mut s.ws, cutoff, true);
+        // SAFETY: checked non-null; the caller gives `n_out >= n` writable doubles.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, n) };
+        out.copy_from_slice(s.ws.pair_distances());
+        Ok(())
+    })
+}
+
+/// Checks `n` configurations, `q` row-major (`n` rows of `nq` values), into `out[0..n]`,
+/// each exactly what `collide_check` gives for that row (bit for bit, whatever `threads`).
+///
+/// `threads`: how many threads share the rows (contiguous blocks); 0 for one per CPU; 1 runs
+/// on the calling thread. Every row is validated before any is checked: a bad row fails
+/// the whole call and names the row. Allocates (a workspace per thread, the threads).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_check_batch(
+    model: *const CollideModel,
+    q: *const f64,
+    n: usize,
+    nq: usize,
+    margin: f64,
+    out: *mut CollideResult,
+    threads: usize,
+) -> CollideStatus {
+    guard("collide_check_batch", || {
+        // SAFETY: null or a live model.
+        let m = unsafe { model_ref(model) }?;
+        check_margin(margin, "margin")?;
+        if n == 0 {
+            return Ok(());
+        }
+        if out.is_null() {
+            return Err(bad("out is null"));
+        }
+        let dof = m.model.dof();
+        if nq != dof {
+            return Err(bad(format!(
+                "rows have {nq} values, the model has {dof} joints (collide_model_joint_name gives their order)"
+            )));
+        }
+        let total = n
+            .checked_mul(nq)
+            .ok_or_else(|| bad(format!("{n} rows of {nq} values overflow")))?;
+        let all: &[f64] = if total == 0 {
+            &[]
+        } else if q.is_null() {
+            return Err(bad("q is null"));
+        } else {
+            // SAFETY: the caller gives `n * nq` doubles at `q`.
+            unsafe { std::slice::from_raw_parts(q, total) }
+        };
+        for r in 0..n {
+            // SAFETY: row `r` lies inside `all`.
+            unsafe { joint_values(m, all.as_ptr().wrapping_add(r * nq), nq, Some(r)) }?;
+        }
+        // SAFETY: checked non-null; the caller gives `n` writable results.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, n) };
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
+            t => t,
+        }
+        .min(n);
+        let run = |rows: std::ops::Range<usize>, out: &mut [CollideResult]| {
+            let mut ws = m.model.workspace();
+            for (r, o) in rows.zip(out.iter_mut()) {
+                let qr = &all[r * nq..(r + 1) * nq];
+                let c = m
+                    .model
+                    .check_self_collision_with_margin(qr, &mut ws, margin, false);
+                *o = m.result(&c, qr);
+            }
+        };
+        if threads <= 1 {
+            run(0..n, out);
+            return Ok(());
+        }
+        let chunk = n.div_ceil(threads);
+        std::thread::scope(|scope| {
+            for (k, block) in out.chunks_mut(chunk).enumerate() {
+                let start = k * chunk;
+                let run = &run;
+                scope.spawn(move || run(start..start + block.len(), block));
+            }
+        });
+        Ok(())
+    })
+}
+
+/// The message of the last call on this thread that did not return `COLLIDE_STATUS_OK`:
+/// what failed and why, for a human. Successful calls leave it as it was. An empty string
+/// when nothing failed yet. Valid until the next failing call on this thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn collide_last_error() -> *const c_char {
+    static EMPTY: &CStr = c"";
+    guard_value(EMPTY.as_ptr(), || {
+        LAST_ERROR
+            .try_with(|e| e.borrow().as_ref().map_or(EMPTY.as_ptr(), |c| c.as_ptr()))
+            .unwrap_or(EMPTY.as_ptr())
+    })
+}
