@@ -840,7 +840,7 @@ impl CollideModel {
     ) -> Result<(), Error> {
         rust_guard("check_batch", || {
             let nq = self.model.dof();
-            let n = if nq == 0 { out.len() } else { q.len() / nq };
+            let n = q.len().checked_div(nq).unwrap_or(out.len());
             if q.len() != n * nq {
                 return Err(bad(format!(
                     "{} values are not whole rows of {nq} (the model's joints)",

@@ -81,6 +81,13 @@ impl CheckResult {
     }
 }
 
+/// `check_batch`'s arrays: in_collision, min_distance, pair.
+type BatchOut<'py> = (
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<i64>>,
+);
+
 /// A loaded manifest. Immutable: share it across threads; each thread makes its sessions.
 #[pyclass(module = "collide", frozen)]
 struct Model {
@@ -250,11 +257,7 @@ impl Model {
         q: PyArrayLike2<'py, f64, AllowTypeChange>,
         margin: f64,
         threads: usize,
-    ) -> PyResult<(
-        Bound<'py, PyArray1<bool>>,
-        Bound<'py, PyArray1<f64>>,
-        Bound<'py, PyArray1<i64>>,
-    )> {
+    ) -> PyResult<BatchOut<'py>> {
         let view = q.as_array();
         let (n, cols) = view.dim();
         let dof = self.perm.len();
