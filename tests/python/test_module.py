@@ -8,6 +8,7 @@ distances and pairs. Run from the repository root (`make py-module` does)."""
 import ctypes
 import os
 import pathlib
+import time
 
 import numpy as np
 import pytest
@@ -212,3 +213,32 @@ def test_not_a_manifest(tmp_path):
         collide.Model.load(str(tmp_path / "missing.yaml"))
     with pytest.raises(OSError, match="directory"):
         collide.Model.load(str(tmp_path))
+
+
+def test_gil_released_during_a_check():
+    # While another thread runs one long check_batch, this thread keeps running Python:
+    # were the GIL held for the call, its longest pause would be the whole call.
+    import threading
+
+    m = collide.Model.load(manifest("g1_29dof"))
+    Q = seeded(m, 10000, seed=11)
+    started, span = threading.Event(), []
+
+    def batch():
+        started.set()
+        t0 = time.perf_counter()
+        m.check_batch(Q, 0.0, threads=1)
+        span.append((t0, time.perf_counter()))
+
+    t = threading.Thread(target=batch)
+    t.start()
+    started.wait()
+    stamps = []
+    while t.is_alive():
+        stamps.append(time.perf_counter())
+    t.join()
+    t0, t1 = span[0]
+    inside = [s for s in stamps if t0 <= s <= t1]
+    assert t1 - t0 > 0.05, t1 - t0  # long enough to tell
+    gaps = np.diff([t0] + inside + [t1])
+    assert gaps.max() < 0.5 * (t1 - t0), (gaps.max(), t1 - t0)
