@@ -6,13 +6,15 @@ ROBOT_STAMP := .robots/installed
 # Python tools the tests run, in the Makefile's own venv: the xacro expander (xacrodoc
 # needs no ROS; it runs the xacro it depends on, pinned too) and the consumers tests/export.rs
 # loads the exports with (Pinocchio with coal, MuJoCo, a strict URDF reader; scipy for the hull check).
-PY_PINS := xacrodoc==2.0.1 xacro==2.1.1 pin==4.1.0 mujoco==4.0.1 yourdfpy==0.0.60 scipy==1.17.1
+# maturin builds the Python module's wheel (crates/collide-py); pytest and numpy run its tests.
+PY_PINS := xacrodoc==2.0.1 xacro==2.1.1 pin==4.1.0 mujoco==4.0.1 yourdfpy==0.0.60 scipy==1.17.1 \
+	maturin==1.16.0 pytest==9.2.0 numpy==2.4.6
 VENV := .venv
 VENV_STAMP := $(VENV)/installed
 CARGO ?= cargo
 COLLIDE := target/release/collide
 
-.PHONY: robots venv build demo test bench fmt lint clean-robots fleet outside report consumers drake-venv c-example
+.PHONY: robots venv build demo test bench fmt lint clean-robots fleet outside report consumers drake-venv c-example py-module
 
 # Pinned robot descriptions, installed without their Python dependencies (we only read files).
 robots:
@@ -45,7 +47,7 @@ demo: robots build
 
 # tests/xacro.rs expands through the venv's xacrodoc, found through COLLIDE_XACRO; tests/export.rs
 # runs the consumer checks (tests/consumers/*.py) with the venv's python, found through COLLIDE_PYTHON.
-test: robots venv c-example
+test: robots venv c-example py-module
 	COLLIDE_XACRO="$(CURDIR)/$(VENV)/bin/xacrodoc" COLLIDE_PYTHON="$(CURDIR)/$(VENV)/bin/python" $(CARGO) test --release --locked
 	$(CARGO) test --release --locked -p collide-kernel
 
@@ -60,6 +62,17 @@ c-example:
 		target/release/libcollide_kernel.a -lpthread -ldl -lm -o $(C_EXAMPLE)
 	$(C_EXAMPLE) robots/franka_panda/manifest.yaml > target/c-example/panda.txt
 	tail -3 target/c-example/panda.txt
+
+# The Python module (docs/kernel-library.md, "Python"): one abi3 wheel built with the venv's
+# maturin, installed into the venv, its tests run against the C library's cdylib (built by
+# c-example's cargo), and the IK example run for a few steps so it cannot rot.
+py-module: venv c-example
+	rm -f target/wheels/collide-*.whl
+	$(VENV)/bin/maturin build --release --locked -m crates/collide-py/Cargo.toml -o target/wheels
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/collide-*.whl
+	COLLIDE_KERNEL_LIB="$(CURDIR)/target/release/libcollide_kernel.so" $(VENV)/bin/python -m pytest -q tests/python
+	$(VENV)/bin/python examples/python/ik_track.py --steps 20 > target/wheels/ik_track.txt
+	tail -4 target/wheels/ik_track.txt
 
 # Drake is large (hundreds of MB): its consumer check has its own venv and target, outside
 # `make test`. Drake loads the drake export of the Panda and the G1; its filter must match the ACM.

@@ -754,6 +754,217 @@ pub unsafe extern "C" fn collide_check_batch(
     })
 }
 
+/// A failed call of the Rust API: the status the C ABI returns for it and its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// What kind of failure (never `Ok`).
+    pub status: CollideStatus,
+    /// What failed and why, for a human (the text `collide_last_error` gives).
+    pub message: String,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Runs `f` for the Rust API, catching any panic as `CollideStatus::Panic`.
+fn rust_guard<T>(what: &str, f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Error> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(Failure(status, msg))) => Err(Error {
+            status,
+            message: format!("{what}: {msg}"),
+        }),
+        Err(_) => Err(Error {
+            status: CollideStatus::Panic,
+            message: format!("{what}: internal error (a bug in collide, please report it)"),
+        }),
+    }
+}
+
+/// The Rust API (what the Python module wraps): the same checks and verdicts as the C
+/// functions of the same names, on slices.
+impl CollideModel {
+    /// `collide_model_load`.
+    pub fn open(path: &Path) -> Result<Arc<CollideModel>, Error> {
+        rust_guard("load", || CollideModel::load(path).map(Arc::new))
+    }
+
+    /// Number of joint values `q` has (`collide_model_joint_count`).
+    pub fn dof(&self) -> usize {
+        self.model.dof()
+    }
+
+    /// Joint names in `q`'s order.
+    pub fn joint_names(&self) -> Vec<String> {
+        self.joint_names
+            .iter()
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    /// Link names, indexed as in [`CollideModel::pairs`] and [`CollideResult`].
+    pub fn link_names(&self) -> Vec<String> {
+        self.link_names
+            .iter()
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    /// The checked pairs' link indices, in pair order.
+    pub fn pairs(&self) -> &[(usize, usize)] {
+        self.model.checked_pairs()
+    }
+
+    /// Limits of joint `i` (`collide_model_joint_limits`); panics when `i >= dof()`.
+    pub fn joint_limits(&self, i: usize) -> (f64, f64) {
+        self.model.dof_range(i)
+    }
+
+    /// The manifest's margin (`collide_model_margin`).
+    pub fn margin(&self) -> f64 {
+        self.model.margin()
+    }
+
+    /// `collide_check_batch` on `q`, `n` rows of `dof()` values, into `out[..n]`.
+    pub fn check_batch(
+        &self,
+        q: &[f64],
+        margin: f64,
+        out: &mut [CollideResult],
+        threads: usize,
+    ) -> Result<(), Error> {
+        rust_guard("check_batch", || {
+            let nq = self.model.dof();
+            let n = q.len().checked_div(nq).unwrap_or(out.len());
+            if q.len() != n * nq {
+                return Err(bad(format!(
+                    "{} values are not whole rows of {nq} (the model's joints)",
+                    q.len()
+                )));
+            }
+            if out.len() < n {
+                return Err(bad(format!("out has room for {}, not {n} rows", out.len())));
+            }
+            // SAFETY: `q` holds `n * nq` values and `out` at least `n` results.
+            let st = unsafe {
+                collide_check_batch(self, q.as_ptr(), n, nq, margin, out.as_mut_ptr(), threads)
+            };
+            if st == CollideStatus::Ok {
+                Ok(())
+            } else {
+                let msg = LAST_ERROR
+                    .try_with(|e| {
+                        e.borrow()
+                            .as_ref()
+                            .map(|c| c.to_string_lossy().into_owned())
+                    })
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                let msg = msg
+                    .strip_prefix("collide_check_batch: ")
+                    .unwrap_or(&msg)
+                    .to_string();
+                Err(Failure(st, msg))
+            }
+        })
+    }
+}
+
+impl CollideSession {
+    /// `collide_session_new`: a session holding a reference on `model`.
+    pub fn new(model: Arc<CollideModel>) -> CollideSession {
+        let ws = model.model.workspace();
+        let cache = Cache::new(&model.coherence);
+        CollideSession { model, ws, cache }
+    }
+
+    /// The session's model.
+    pub fn model(&self) -> &Arc<CollideModel> {
+        &self.model
+    }
+
+    /// `collide_check`.
+    pub fn check(&mut self, q: &[f64], margin: f64) -> Result<CollideResult, Error> {
+        rust_guard("check", || {
+            let m = &*self.model;
+            // SAFETY: a slice of `q.len()` values.
+            let q = unsafe { joint_values(m, q.as_ptr(), q.len(), None) }?;
+            check_margin(margin, "margin")?;
+            let r = m
+                .model
+                .check_self_collision_with_margin(q, &mut self.ws, margin, false);
+            Ok(m.result(&r, q))
+        })
+    }
+
+    /// `collide_check_coherent`.
+    pub fn check_coherent(&mut self, q: &[f64], margin: f64) -> Result<CollideResult, Error> {
+        rust_guard("check", || {
+            let m = &*self.model;
+            // SAFETY: a slice of `q.len()` values.
+            let q = unsafe { joint_values(m, q.as_ptr(), q.len(), None) }?;
+            check_margin(margin, "margin")?;
+            let r = self
+                .cache
+                .check(&m.coherence, &m.model, &mut self.ws, q, margin);
+            Ok(m.result(&r, q))
+        })
+    }
+
+    /// `collide_pair_distances` into `out[..pair count]`.
+    pub fn pair_distances(&mut self, q: &[f64], cutoff: f64, out: &mut [f64]) -> Result<(), Error> {
+        // SAFETY: slices of their lengths.
+        let st = unsafe {
+            collide_pair_distances(
+                self,
+                q.as_ptr(),
+                q.len(),
+                cutoff,
+                out.as_mut_ptr(),
+                out.len(),
+            )
+        };
+        if st == CollideStatus::Ok {
+            return Ok(());
+        }
+        let msg = LAST_ERROR
+            .try_with(|e| {
+                e.borrow()
+                    .as_ref()
+                    .map(|c| c.to_string_lossy().into_owned())
+            })
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        Err(Error {
+            status: st,
+            message: msg.strip_prefix("collide_").unwrap_or(&msg).to_string(),
+        })
+    }
+
+    /// `collide_session_stats`.
+    pub fn stats(&self) -> CollideStats {
+        let c = self.cache.stats();
+        CollideStats {
+            exact_pairs: c.exact_pairs,
+            skipped_pairs: c.skipped_pairs,
+            fk: c.fk,
+        }
+    }
+
+    /// `collide_session_reset`.
+    pub fn reset(&mut self) {
+        self.ws.reset_warm_start();
+        self.cache.reset();
+    }
+}
+
 /// The message of the last call on this thread that did not return `COLLIDE_STATUS_OK`:
 /// what failed and why, for a human. Successful calls leave it as it was. An empty string
 /// when nothing failed yet. Valid until the next failing call on this thread.

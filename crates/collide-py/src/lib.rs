@@ -1,0 +1,429 @@
+//! The Python module `collide`: the collide-kernel Rust API (the same code as the C ABI)
+//! with numpy arrays in and out and the GIL released in every check. docs/kernel-library.md
+//! ("Python") has the API and the error model.
+
+use collide_kernel::{CollideModel, CollideResult, CollideSession, CollideStatus, Error};
+use numpy::{AllowTypeChange, PyArray1, PyArrayLike1, PyArrayLike2};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+fn to_py(e: Error) -> PyErr {
+    match e.status {
+        CollideStatus::Io => PyOSError::new_err(e.message),
+        CollideStatus::Panic => PyRuntimeError::new_err(e.message),
+        _ => PyValueError::new_err(e.message),
+    }
+}
+
+/// The caller's joint order: `perm[j]` is the kernel index of the caller's `q[j]`.
+fn permutation(kernel: &[String], order: &[String]) -> PyResult<Vec<usize>> {
+    if order.len() != kernel.len() {
+        return Err(PyValueError::new_err(format!(
+            "joint_order has {} names, the model has {} joints: {:?}",
+            order.len(),
+            kernel.len(),
+            kernel
+        )));
+    }
+    let mut seen = vec![false; kernel.len()];
+    let mut perm = Vec::with_capacity(order.len());
+    for name in order {
+        let k = kernel.iter().position(|n| n == name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "joint_order names `{name}`, not a joint of the model: {kernel:?}"
+            ))
+        })?;
+        if seen[k] {
+            return Err(PyValueError::new_err(format!(
+                "joint_order names `{name}` twice"
+            )));
+        }
+        seen[k] = true;
+        perm.push(k);
+    }
+    Ok(perm)
+}
+
+/// The verdict of one configuration.
+#[pyclass(module = "collide", frozen, get_all)]
+#[derive(Clone)]
+struct CheckResult {
+    /// Some checked pair's value is <= margin.
+    in_collision: bool,
+    /// Every joint value is within its limits.
+    within_limits: bool,
+    /// A lower bound on the least signed distance over the checked pairs (metres); inf with
+    /// no checked pair.
+    min_distance: f64,
+    /// Index into `Model.pairs` of the pair attaining it; None with no pair.
+    pair: Option<usize>,
+    /// That pair's link names; None with no pair.
+    link_a: Option<String>,
+    link_b: Option<String>,
+}
+
+#[pymethods]
+impl CheckResult {
+    fn __repr__(&self) -> String {
+        let b = |v: bool| if v { "True" } else { "False" };
+        let o = |v: &Option<String>| v.as_ref().map_or("None".to_string(), |s| format!("'{s}'"));
+        format!(
+            "CheckResult(in_collision={}, within_limits={}, min_distance={}, pair={}, link_a={}, link_b={})",
+            b(self.in_collision),
+            b(self.within_limits),
+            self.min_distance,
+            self.pair.map_or("None".to_string(), |p| p.to_string()),
+            o(&self.link_a),
+            o(&self.link_b)
+        )
+    }
+}
+
+/// `check_batch`'s arrays: in_collision, min_distance, pair.
+type BatchOut<'py> = (
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<i64>>,
+);
+
+/// A loaded manifest. Immutable: share it across threads; each thread makes its sessions.
+#[pyclass(module = "collide", frozen)]
+struct Model {
+    inner: Arc<CollideModel>,
+    links: Vec<String>,
+    /// Kernel index of the caller's q[j]; the identity without joint_order.
+    perm: Vec<usize>,
+    /// Joint names in the caller's order.
+    names: Vec<String>,
+    /// Sessions for `check` and `pair_distances`, reused so a call allocates no scratch.
+    pool: Mutex<Vec<CollideSession>>,
+}
+
+impl Model {
+    /// The caller's `q` in the kernel's order, checked for length (the kernel checks values).
+    fn kernel_q(&self, q: &[f64], out: &mut [f64]) -> PyResult<()> {
+        if q.len() != self.perm.len() {
+            return Err(PyValueError::new_err(format!(
+                "q has {} values, the model has {} joints (Model.joint_names gives their order)",
+                q.len(),
+                self.perm.len()
+            )));
+        }
+        for (j, &k) in self.perm.iter().enumerate() {
+            out[k] = q[j];
+        }
+        Ok(())
+    }
+
+    fn result(&self, r: &CollideResult) -> CheckResult {
+        let name = |i: i64| usize::try_from(i).ok().map(|i| self.links[i].clone());
+        CheckResult {
+            in_collision: r.in_collision,
+            within_limits: r.within_limits,
+            min_distance: r.min_distance,
+            pair: usize::try_from(r.pair).ok(),
+            link_a: name(r.link_a),
+            link_b: name(r.link_b),
+        }
+    }
+
+    /// Runs `f` on a pooled session (a new one when every pooled one is in use).
+    fn with_session<T>(&self, f: impl FnOnce(&mut CollideSession) -> T) -> T {
+        let taken = self.pool.lock().ok().and_then(|mut p| p.pop());
+        let mut s = taken.unwrap_or_else(|| CollideSession::new(self.inner.clone()));
+        let r = f(&mut s);
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(s);
+        }
+        r
+    }
+
+    fn q_vec(&self, q: &PyArrayLike1<'_, f64, AllowTypeChange>) -> PyResult<Vec<f64>> {
+        let view = q.as_array();
+        let given: Vec<f64> = view.iter().copied().collect();
+        let mut out = vec![0.0; self.perm.len()];
+        self.kernel_q(&given, &mut out)?;
+        Ok(out)
+    }
+}
+
+fn session_check(
+    py: Python<'_>,
+    s: &mut CollideSession,
+    q: &[f64],
+    margin: f64,
+    coherent: bool,
+) -> PyResult<CollideResult> {
+    py.detach(|| {
+        if coherent {
+            s.check_coherent(q, margin)
+        } else {
+            s.check(q, margin)
+        }
+    })
+    .map_err(to_py)
+}
+
+#[pymethods]
+impl Model {
+    /// Loads a manifest (the YAML `collide lower` writes). `joint_order`: the joint names
+    /// in the order the caller's q lists them (default: `Model.kernel_joint_names`).
+    /// OSError when the file cannot be read, ValueError when it is not a manifest.
+    #[staticmethod]
+    #[pyo3(signature = (path, joint_order=None))]
+    fn load(py: Python<'_>, path: PathBuf, joint_order: Option<Vec<String>>) -> PyResult<Model> {
+        let inner = py.detach(|| CollideModel::open(&path)).map_err(to_py)?;
+        let kernel = inner.joint_names();
+        let perm = match joint_order {
+            Some(order) => permutation(&kernel, &order)?,
+            None => (0..kernel.len()).collect(),
+        };
+        let names = perm.iter().map(|&k| kernel[k].clone()).collect();
+        Ok(Model {
+            links: inner.link_names(),
+            inner,
+            perm,
+            names,
+            pool: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Joint names in the order q is read (the caller's joint_order when one was given).
+    #[getter]
+    fn joint_names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
+    /// Joint names in the kernel's (the manifest's) order.
+    #[getter]
+    fn kernel_joint_names(&self) -> Vec<String> {
+        self.inner.joint_names()
+    }
+
+    /// Every link's name.
+    #[getter]
+    fn link_names(&self) -> Vec<String> {
+        self.links.clone()
+    }
+
+    /// The checked pairs as (link_a, link_b) names, in pair order.
+    #[getter]
+    fn pairs(&self) -> Vec<(String, String)> {
+        self.inner
+            .pairs()
+            .iter()
+            .map(|&(a, b)| (self.links[a].clone(), self.links[b].clone()))
+            .collect()
+    }
+
+    /// Joint limits as a (dof, 2) list of (lower, upper), in q's order.
+    #[getter]
+    fn joint_limits(&self) -> Vec<(f64, f64)> {
+        self.perm
+            .iter()
+            .map(|&k| self.inner.joint_limits(k))
+            .collect()
+    }
+
+    /// The manifest's margin (metres): the margin the ACM's exemptions were proven for.
+    #[getter]
+    fn margin(&self) -> f64 {
+        self.inner.margin()
+    }
+
+    /// Checks one configuration at `margin` (metres, >= 0). ValueError for a wrong length,
+    /// a non-finite value, a bad margin.
+    fn check(
+        &self,
+        py: Python<'_>,
+        q: PyArrayLike1<'_, f64, AllowTypeChange>,
+        margin: f64,
+    ) -> PyResult<CheckResult> {
+        let q = self.q_vec(&q)?;
+        let r = py
+            .detach(|| self.with_session(|s| s.check(&q, margin)))
+            .map_err(to_py)?;
+        Ok(self.result(&r))
+    }
+
+    /// Checks every row of Q (n, dof) at `margin`: (in_collision bool[n], min_distance
+    /// float64[n], pair int64[n], -1 with no pair). `threads`: 0 for one per CPU.
+    #[pyo3(signature = (q, margin, threads=1))]
+    fn check_batch<'py>(
+        &self,
+        py: Python<'py>,
+        q: PyArrayLike2<'py, f64, AllowTypeChange>,
+        margin: f64,
+        threads: usize,
+    ) -> PyResult<BatchOut<'py>> {
+        let view = q.as_array();
+        let (n, cols) = view.dim();
+        let dof = self.perm.len();
+        if cols != dof {
+            return Err(PyValueError::new_err(format!(
+                "Q has {cols} columns, the model has {dof} joints (Model.joint_names gives their order)"
+            )));
+        }
+        let mut flat = vec![0.0; n * dof];
+        for (r, row) in view.outer_iter().enumerate() {
+            for (j, &k) in self.perm.iter().enumerate() {
+                flat[r * dof + k] = row[j];
+            }
+        }
+        let inner = self.inner.clone();
+        let out = py
+            .detach(move || {
+                let mut out = vec![
+                    CollideResult {
+                        in_collision: false,
+                        within_limits: false,
+                        min_distance: f64::NAN,
+                        pair: -1,
+                        link_a: -1,
+                        link_b: -1,
+                    };
+                    n
+                ];
+                if n > 0 {
+                    inner.check_batch(&flat, margin, &mut out, threads)?;
+                } else if !(margin.is_finite() && margin >= 0.0) {
+                    // The kernel checks the margin only when there is a row; say it anyway.
+                    inner.check_batch(&[], margin, &mut [], threads)?;
+                }
+                Ok(out)
+            })
+            .map_err(to_py)?;
+        let hit: Vec<bool> = out.iter().map(|r| r.in_collision).collect();
+        let dist: Vec<f64> = out.iter().map(|r| r.min_distance).collect();
+        let pair: Vec<i64> = out.iter().map(|r| r.pair).collect();
+        Ok((
+            PyArray1::from_vec(py, hit),
+            PyArray1::from_vec(py, dist),
+            PyArray1::from_vec(py, pair),
+        ))
+    }
+
+    /// Every checked pair's value (a lower bound on its signed distance, metres), exact
+    /// when <= cutoff + 0.01; cutoff=inf for every pair exact.
+    #[pyo3(signature = (q, cutoff=f64::INFINITY))]
+    fn pair_distances<'py>(
+        &self,
+        py: Python<'py>,
+        q: PyArrayLike1<'py, f64, AllowTypeChange>,
+        cutoff: f64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let q = self.q_vec(&q)?;
+        let d = py
+            .detach(|| {
+                let mut out = vec![0.0; self.inner.pairs().len()];
+                self.with_session(|s| s.pair_distances(&q, cutoff, &mut out))?;
+                Ok(out)
+            })
+            .map_err(to_py)?;
+        Ok(PyArray1::from_vec(py, d))
+    }
+
+    /// A session: its scratch and the coherent mode's cache. One per thread.
+    fn session(slf: &Bound<'_, Self>) -> Session {
+        let m = slf.get();
+        Session {
+            model: slf.clone().unbind(),
+            inner: CollideSession::new(m.inner.clone()),
+            q: vec![0.0; m.perm.len()],
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "collide.Model({} joints, {} links, {} checked pairs)",
+            self.perm.len(),
+            self.links.len(),
+            self.inner.pairs().len()
+        )
+    }
+}
+
+/// Per-thread scratch and the coherent cache of one model (`Model.session()`).
+#[pyclass(module = "collide")]
+struct Session {
+    model: Py<Model>,
+    inner: CollideSession,
+    /// The caller's q in the kernel's order (preallocated).
+    q: Vec<f64>,
+}
+
+impl Session {
+    fn load_q(
+        &mut self,
+        py: Python<'_>,
+        q: &PyArrayLike1<'_, f64, AllowTypeChange>,
+    ) -> PyResult<()> {
+        let m = self.model.get();
+        let view = q.as_array();
+        if let Some(s) = view.as_slice() {
+            m.kernel_q(s, &mut self.q)
+        } else {
+            let given: Vec<f64> = view.iter().copied().collect();
+            m.kernel_q(&given, &mut self.q)
+        }
+        .map(|_| {
+            let _ = py;
+        })
+    }
+}
+
+#[pymethods]
+impl Session {
+    /// The coherent check (the cache): the same guarantee as `Model.check`; skips the pairs
+    /// whose distance provably stayed above the margin since their last exact check.
+    fn check(
+        &mut self,
+        py: Python<'_>,
+        q: PyArrayLike1<'_, f64, AllowTypeChange>,
+        margin: f64,
+    ) -> PyResult<CheckResult> {
+        self.load_q(py, &q)?;
+        let r = session_check(py, &mut self.inner, &self.q, margin, true)?;
+        Ok(self.model.get().result(&r))
+    }
+
+    /// The exact check on this session's scratch (no cache): `Model.check`'s verdict.
+    fn check_exact(
+        &mut self,
+        py: Python<'_>,
+        q: PyArrayLike1<'_, f64, AllowTypeChange>,
+        margin: f64,
+    ) -> PyResult<CheckResult> {
+        self.load_q(py, &q)?;
+        let r = session_check(py, &mut self.inner, &self.q, margin, false)?;
+        Ok(self.model.get().result(&r))
+    }
+
+    /// What the last coherent check did: {"exact_pairs", "skipped_pairs", "fk"}.
+    #[getter]
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let s = self.inner.stats();
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("exact_pairs", s.exact_pairs)?;
+        d.set_item("skipped_pairs", s.skipped_pairs)?;
+        d.set_item("fk", s.fk)?;
+        Ok(d)
+    }
+
+    /// Forgets the cache: the next coherent check checks every pair.
+    fn reset(&mut self, py: Python<'_>) {
+        let s = &mut self.inner;
+        py.detach(|| s.reset());
+    }
+}
+
+#[pymodule]
+#[pyo3(name = "collide")]
+fn collide_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Model>()?;
+    m.add_class::<Session>()?;
+    m.add_class::<CheckResult>()?;
+    Ok(())
+}
