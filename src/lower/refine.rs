@@ -156,19 +156,7 @@ pub fn neighbours_to_clear(
         .collect();
     let boxes: Vec<Option<(V3, V3)>> = meshes
         .iter()
-        .map(|m| {
-            m.map(|m| {
-                m.vertices.iter().fold(
-                    ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
-                    |(lo, hi), v| {
-                        (
-                            [lo[0].min(v[0]), lo[1].min(v[1]), lo[2].min(v[2])],
-                            [hi[0].max(v[0]), hi[1].max(v[1]), hi[2].max(v[2])],
-                        )
-                    },
-                )
-            })
-        })
+        .map(|m| m.map(|m| crate::geom::obb::extents(&m.vertices, &v3::IDENTITY)))
         .collect();
     let spheres: Vec<Option<(V3, f64)>> = meshes
         .iter()
@@ -573,15 +561,9 @@ pub fn mirror_pairs(
     ];
     let known: BTreeSet<&str> = names.iter().map(String::as_str).collect();
     let extents = |n: &str| -> Option<[f64; 3]> {
-        let m = truths.get(n)?;
-        let first = *m.vertices.first()?;
-        let (lo, hi) = m.vertices.iter().fold((first, first), |(lo, hi), v| {
-            (
-                [lo[0].min(v[0]), lo[1].min(v[1]), lo[2].min(v[2])],
-                [hi[0].max(v[0]), hi[1].max(v[1]), hi[2].max(v[2])],
-            )
-        });
-        Some([hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]])
+        let m = truths.get(n).filter(|m| !m.vertices.is_empty())?;
+        let (lo, hi) = crate::geom::obb::extents(&m.vertices, &v3::IDENTITY);
+        Some(v3::sub(hi, lo))
     };
     let alike = |a: &str, b: &str| match (extents(a), extents(b)) {
         (Some(x), Some(y)) => {

@@ -70,6 +70,13 @@ pub struct CollideResult {
     pub link_b: i64,
 }
 
+impl Default for CollideResult {
+    /// No verdict yet: what a failed call leaves in `*result`.
+    fn default() -> Self {
+        CollideResult::EMPTY
+    }
+}
+
 impl CollideResult {
     const EMPTY: CollideResult = CollideResult {
         in_collision: false,

@@ -275,17 +275,7 @@ impl Model {
         let inner = self.inner.clone();
         let out = py
             .detach(move || {
-                let mut out = vec![
-                    CollideResult {
-                        in_collision: false,
-                        within_limits: false,
-                        min_distance: f64::NAN,
-                        pair: -1,
-                        link_a: -1,
-                        link_b: -1,
-                    };
-                    n
-                ];
+                let mut out = vec![CollideResult::default(); n];
                 if n > 0 {
                     inner.check_batch(&flat, margin, &mut out, threads)?;
                 } else if !(margin.is_finite() && margin >= 0.0) {
