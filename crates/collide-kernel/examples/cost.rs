@@ -38,14 +38,7 @@ fn main() {
             CollideStatus::Ok
         );
         let n = direct.dof();
-        let mut r = CollideResult {
-            in_collision: false,
-            within_limits: false,
-            min_distance: 0.0,
-            pair: 0,
-            link_a: 0,
-            link_b: 0,
-        };
+        let mut r = CollideResult::default();
         let mut time = |qs: &[Vec<f64>]| {
             let mut t = Vec::with_capacity(qs.len());
             for q in qs {

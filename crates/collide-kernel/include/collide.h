@@ -32,6 +32,17 @@ typedef enum {
   COLLIDE_STATUS_PANIC = 4,
 } CollideStatus;
 
+// What a check proved. Only `COLLIDE_VERDICT_FREE` lets a robot go.
+typedef enum {
+  // Every checked pair proven or checked more than `margin` apart.
+  COLLIDE_VERDICT_FREE = 0,
+  // An exact check found a pair at or below `margin`.
+  COLLIDE_VERDICT_IN_COLLISION = 1,
+  // Not proven either way: the `speed` preset's budget of exact checks ran out before
+  // every pair that may be within `margin` was checked. Treat as not free.
+  COLLIDE_VERDICT_UNKNOWN = 2,
+} CollideVerdict;
+
 // A loaded manifest: the kernel model and the names behind its indices. Immutable;
 // share one across threads. Opaque to C.
 typedef struct CollideModel CollideModel;
@@ -44,20 +55,21 @@ typedef struct CollideSession CollideSession;
 typedef struct {
   // Pairs whose exact check ran.
   uint32_t exact_pairs;
-  // Pairs skipped: their distance provably stayed above the margin.
+  // Pairs skipped: their distance provably stayed above the margin (or, once an exact
+  // check trips, above the tripping pair's).
   uint32_t skipped_pairs;
+  // Pairs the `speed` preset's budget left unchecked.
+  uint32_t unchecked_pairs;
   // Whether forward kinematics ran (it does not when every pair was skipped).
   bool fk;
 } CollideStats;
 
-// The verdict of one configuration, written by `collide_check` and `collide_check_batch`.
-//
-// Witness points are not reported: the kernel's distance routines return values only
-// (their closest points are not kept without extra work per pair), so the pair and its
-// links are what a caller gets to act on.
+// The verdict of one configuration, written by `collide_check`, `collide_check_coherent`
+// and `collide_check_batch`.
 typedef struct {
-  // Some checked pair's value is `<= margin`. Never false when a checked pair's
-  // primitives are within `margin` of each other.
+  // The pose is not proven free: `verdict != COLLIDE_VERDICT_FREE` (a pair is at or
+  // below `margin`, or, with the `speed` preset only, not every pair was proven).
+  // Never false when a checked pair's primitives are within `margin` of each other.
   bool in_collision;
   // Every joint value is within its limits (continuous joints always are). The ACM's
   // proven exemptions (pairs never checked) hold only inside the limits.
@@ -74,6 +86,8 @@ typedef struct {
   int64_t link_a;
   // Link index of that pair's second link; -1 with no pair.
   int64_t link_b;
+  // Free, in collision (proven by an exact check) or unknown (`speed` preset only).
+  CollideVerdict verdict;
 } CollideResult;
 
 #ifdef __cplusplus
@@ -149,6 +163,14 @@ CollideStatus collide_session_reset(CollideSession *session);
 // What the last `collide_check_coherent` on `session` did, into `*stats`.
 CollideStatus collide_session_stats(const CollideSession *session, CollideStats *stats);
 
+// Sets how `collide_check_coherent` checks on `session`: `preset` is a `CollidePreset`
+// value, `COLLIDE_PRESET_PRECISE` (no
+// cache), `COLLIDE_PRESET_BALANCED` (the default) or `COLLIDE_PRESET_SPEED` with at most
+// `budget` exact pair checks per call (0: no budget, as balanced). `budget` must be 0
+// for the other presets. The cache is kept: its anchors stay valid whatever the preset.
+// No allocation.
+CollideStatus collide_session_set_preset(CollideSession *session, uint32_t preset, uint32_t budget);
+
 // Checks one configuration: forward kinematics, then every checked pair at `margin`.
 //
 // `q`: `nq` joint values in `collide_model_joint_name` order (radians, metres), finite;
@@ -168,19 +190,26 @@ CollideStatus collide_check(CollideSession *session,
                             double margin,
                             CollideResult *result);
 
-// `collide_check` with the session's cache: the same contract, cheaper on smooth motion.
+// `collide_check` with the session's cache (its preset, `collide_session_set_preset`;
+// balanced by default): the same contract, cheaper on smooth motion.
 //
 // Per pair the session keeps a lower bound `L_p` on its distance at the configuration
-// `q_p` of its last exact check; a call skips the pair while `L_p - δ_p > margin`, where
-// `δ_p = Σ |q_i - q_p,i| · R_i` over the joints on the tree path between the pair's links
-// bounds how far their geometry can have moved relative to each other on the whole
-// segment from `q_p` to `q` (docs/kernel-library.md has the proof), and checks it exactly
-// otherwise (and re-anchors). Only an exact check reports `in_collision`; `false` means
-// every pair was proven or checked more than `margin` apart, exactly as `collide_check`
-// guarantees. `min_distance` is the least of the exact values and of the skipped pairs'
-// bounds: still a lower bound, but a skipped pair's is looser than `collide_check`'s.
-// Outside the joint limits every pair is checked and the cache is not updated.
-// Forward kinematics runs only when some pair is checked. Allocates nothing on success.
+// `q_p` of its last exact check. `δ_p = Σ |q_i - q_p,i| · R_i` over the joints on the tree
+// path between the pair's links bounds how far their geometry can have moved relative to
+// each other on the whole segment from `q_p` to `q` (docs/kernel-library.md has the
+// proof); while `L_p - δ_p > margin` the pair is proven clear and not checked. A clock
+// (the path's length in its largest joint step) schedules each pair for when it may have
+// lost its slack, so a call only visits the pairs that come due. Once an exact check
+// trips, a pair proven farther apart than the tripping pair is not checked either (it
+// cannot be the least). Only an exact check reports `COLLIDE_VERDICT_IN_COLLISION`;
+// `FREE` means every pair was proven or checked more than `margin` apart, exactly as
+// `collide_check` guarantees, so the verdicts are `collide_check`'s (the `speed` preset
+// may answer `UNKNOWN` instead). In collision, `min_distance` and `pair` are
+// `collide_check`'s; when free, `min_distance` is a lower bound, looser than
+// `collide_check`'s for pairs that were not visited (`pair = -1` when such a bound is
+// the least). Outside the joint limits every pair is checked and the cache forgotten.
+// Forward kinematics runs only for the links of the pairs checked. Allocates nothing
+// on success.
 CollideStatus collide_check_coherent(CollideSession *session,
                                      const double *q,
                                      size_t nq,

@@ -390,7 +390,7 @@ enum Fate {
 /// until then its distance stays above `p*`'s, which moves by at most `W_p* · ΔT` and is
 /// checked exactly first on every call while any pair is deferred against it (when the
 /// least pair changes, the deferred pairs are due again). The deferred pairs' floor
-/// `min_k (m*_k − W_p* T_k) + W_p* T` keeps `min_distance` a lower bound.
+/// `min_k (m*_k + W_p* (T − T_k))` keeps `min_distance` a lower bound.
 #[derive(Clone, Debug)]
 pub struct Cache {
     valid: Vec<bool>,
@@ -408,7 +408,9 @@ pub struct Cache {
     deeper: BinaryHeap<Due>,
     /// The pair the deferred pairs are measured against, and their floor's constant.
     least: Option<u32>,
-    deeper_floor: f64,
+    /// `(m*_k, T_k)` of the call whose `m*_k − W_p* T_k` is least: the deferred pairs are
+    /// above `m*_k + W_p* (T − T_k)`.
+    deeper_floor: Option<(f64, f64)>,
     /// Pairs due on the next call.
     next: Vec<u32>,
     /// This call's due pairs: (bound, pair, fate).
@@ -443,7 +445,7 @@ impl Cache {
             clear: BinaryHeap::with_capacity(n),
             deeper: BinaryHeap::with_capacity(n),
             least: None,
-            deeper_floor: f64::INFINITY,
+            deeper_floor: None,
             next: Vec::with_capacity(n),
             due: Vec::with_capacity(n),
             still_floor: f64::INFINITY,
@@ -527,7 +529,7 @@ impl Cache {
     fn release_deeper(&mut self) {
         self.next.extend(self.deeper.drain().map(|d| d.pair));
         self.least = None;
-        self.deeper_floor = f64::INFINITY;
+        self.deeper_floor = None;
     }
 
     /// Forward kinematics of the links the candidate pairs need (and their ancestors),
@@ -575,7 +577,7 @@ impl Cache {
             self.deeper.clear();
             self.next.clear();
             self.least = None;
-            self.deeper_floor = f64::INFINITY;
+            self.deeper_floor = None;
             self.still_floor = f64::INFINITY;
             self.armed = Some(margin);
             self.due
@@ -746,7 +748,9 @@ impl Cache {
             if pass.tripped {
                 // Above the least pair's distance, which moved by at most `W_p* · ΔT`.
                 let w = least.map_or(f64::INFINITY, |p| c.total[p as usize]);
-                pass.min = pass.min.min(self.deeper_floor + w * self.clock);
+                if let Some((m, t)) = self.deeper_floor {
+                    pass.min = pass.min.min(m + w * (self.clock - t));
+                }
             } else {
                 // They are proven above the least pair only: without a trip, check them.
                 let from = self.due.len();
@@ -775,7 +779,13 @@ impl Cache {
         if let Some(pl) = tripping_least {
             let w = c.total[pl as usize];
             self.least = Some(pl);
-            self.deeper_floor = self.deeper_floor.min(pass.exact_min - w * self.clock);
+            let (m, t) = (pass.exact_min, self.clock);
+            if self
+                .deeper_floor
+                .is_none_or(|(m0, t0)| m - w * t < m0 - w * t0)
+            {
+                self.deeper_floor = Some((m, t));
+            }
         }
         for k in 0..self.due.len() {
             let (b, p32, fate) = self.due[k];

@@ -14,7 +14,7 @@
 
 pub mod coherent;
 
-use coherent::{Cache, Coherence};
+use coherent::{Cache, Coherence, Preset, Verdict};
 use collide::kernel::{CheckResult, Model, Workspace};
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
@@ -42,16 +42,41 @@ pub enum CollideStatus {
     Panic = 4,
 }
 
-/// The verdict of one configuration, written by `collide_check` and `collide_check_batch`.
-///
-/// Witness points are not reported: the kernel's distance routines return values only
-/// (their closest points are not kept without extra work per pair), so the pair and its
-/// links are what a caller gets to act on.
+/// What a check proved. Only `COLLIDE_VERDICT_FREE` lets a robot go.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollideVerdict {
+    /// Every checked pair proven or checked more than `margin` apart.
+    Free = 0,
+    /// An exact check found a pair at or below `margin`.
+    InCollision = 1,
+    /// Not proven either way: the `speed` preset's budget of exact checks ran out before
+    /// every pair that may be within `margin` was checked. Treat as not free.
+    Unknown = 2,
+}
+
+/// How `collide_check_coherent` checks on a session (`collide_session_set_preset`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollidePreset {
+    /// No cache: every pair exactly, as `collide_check`.
+    Precise = 0,
+    /// The cache (the default): a pair is checked exactly only when the motion bound no
+    /// longer proves it; the same verdicts as `collide_check`.
+    Balanced = 1,
+    /// The cache and at most `budget` exact pair checks per call, the most threatening
+    /// first; may answer `COLLIDE_VERDICT_UNKNOWN`, never `FREE` without a proof.
+    Speed = 2,
+}
+
+/// The verdict of one configuration, written by `collide_check`, `collide_check_coherent`
+/// and `collide_check_batch`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CollideResult {
-    /// Some checked pair's value is `<= margin`. Never false when a checked pair's
-    /// primitives are within `margin` of each other.
+    /// The pose is not proven free: `verdict != COLLIDE_VERDICT_FREE` (a pair is at or
+    /// below `margin`, or, with the `speed` preset only, not every pair was proven).
+    /// Never false when a checked pair's primitives are within `margin` of each other.
     pub in_collision: bool,
     /// Every joint value is within its limits (continuous joints always are). The ACM's
     /// proven exemptions (pairs never checked) hold only inside the limits.
@@ -68,6 +93,8 @@ pub struct CollideResult {
     pub link_a: i64,
     /// Link index of that pair's second link; -1 with no pair.
     pub link_b: i64,
+    /// Free, in collision (proven by an exact check) or unknown (`speed` preset only).
+    pub verdict: CollideVerdict,
 }
 
 impl Default for CollideResult {
@@ -85,6 +112,7 @@ impl CollideResult {
         pair: -1,
         link_a: -1,
         link_b: -1,
+        verdict: CollideVerdict::Unknown,
     };
 }
 
@@ -103,6 +131,7 @@ pub struct CollideSession {
     model: Arc<CollideModel>,
     ws: Workspace,
     cache: Cache,
+    preset: Preset,
 }
 
 /// What the last `collide_check_coherent` on a session did (`collide_session_stats`).
@@ -111,8 +140,11 @@ pub struct CollideSession {
 pub struct CollideStats {
     /// Pairs whose exact check ran.
     pub exact_pairs: u32,
-    /// Pairs skipped: their distance provably stayed above the margin.
+    /// Pairs skipped: their distance provably stayed above the margin (or, once an exact
+    /// check trips, above the tripping pair's).
     pub skipped_pairs: u32,
+    /// Pairs the `speed` preset's budget left unchecked.
+    pub unchecked_pairs: u32,
     /// Whether forward kinematics ran (it does not when every pair was skipped).
     pub fk: bool,
 }
@@ -271,15 +303,24 @@ impl CollideModel {
         }
     }
 
-    fn result(&self, r: &CheckResult, q: &[f64]) -> CollideResult {
+    /// The C result of a kernel result; `verdict` defaults to what `r.tripped` proves.
+    fn result(&self, r: &CheckResult, q: &[f64], verdict: Option<Verdict>) -> CollideResult {
         let (a, b) = r.min_pair.map_or((-1, -1), |(a, b)| (a as i64, b as i64));
+        let verdict = match verdict {
+            Some(Verdict::Free) => CollideVerdict::Free,
+            Some(Verdict::InCollision) => CollideVerdict::InCollision,
+            Some(Verdict::Unknown) => CollideVerdict::Unknown,
+            None if r.tripped => CollideVerdict::InCollision,
+            None => CollideVerdict::Free,
+        };
         CollideResult {
-            in_collision: r.tripped,
+            in_collision: verdict != CollideVerdict::Free,
             within_limits: self.model.within_limits(q),
             min_distance: r.min_distance,
             pair: self.pair_index(r.min_pair),
             link_a: a,
             link_b: b,
+            verdict,
         }
     }
 }
@@ -493,7 +534,12 @@ pub unsafe extern "C" fn collide_session_new(
         };
         let ws = model.model.workspace();
         let cache = Cache::new(&model.coherence);
-        let s = Box::new(CollideSession { model, ws, cache });
+        let s = Box::new(CollideSession {
+            model,
+            ws,
+            cache,
+            preset: Preset::Balanced,
+        });
         // SAFETY: checked non-null.
         unsafe { *out_session = Box::into_raw(s) };
         Ok(())
@@ -540,13 +586,82 @@ pub unsafe extern "C" fn collide_session_stats(
         }
         let c = s.cache.stats();
         // SAFETY: checked non-null.
-        unsafe {
-            *stats = CollideStats {
-                exact_pairs: c.exact_pairs,
-                skipped_pairs: c.skipped_pairs,
-                fk: c.fk,
+        unsafe { *stats = stats_of(c) };
+        Ok(())
+    })
+}
+
+fn stats_of(c: coherent::CoherentStats) -> CollideStats {
+    CollideStats {
+        exact_pairs: c.exact_pairs,
+        skipped_pairs: c.skipped_pairs,
+        unchecked_pairs: c.unchecked_pairs,
+        fk: c.fk,
+    }
+}
+
+fn preset_of(preset: CollidePreset, budget: u32) -> Result<Preset, Failure> {
+    match (preset, budget) {
+        (CollidePreset::Precise, 0) => Ok(Preset::Precise),
+        (CollidePreset::Balanced, 0) => Ok(Preset::Balanced),
+        (CollidePreset::Speed, 0) => Ok(Preset::Balanced),
+        (CollidePreset::Speed, b) => Ok(Preset::Speed { budget: b }),
+        (p, b) => Err(bad(format!(
+            "a budget of {b} exact checks with preset {p:?}: only the speed preset takes one (0 for none)"
+        ))),
+    }
+}
+
+/// The session's preset at `q`: `Precise` is `collide_check`; the others go through the cache.
+fn coherent_check(
+    m: &CollideModel,
+    ws: &mut Workspace,
+    cache: &mut Cache,
+    preset: Preset,
+    q: &[f64],
+    margin: f64,
+) -> CollideResult {
+    let budget = match preset {
+        Preset::Precise => {
+            let r = m
+                .model
+                .check_self_collision_with_margin(q, ws, margin, false);
+            return m.result(&r, q, None);
+        }
+        Preset::Balanced => None,
+        Preset::Speed { budget } => Some(budget),
+    };
+    let o = cache.check_with(&m.coherence, &m.model, ws, q, margin, budget);
+    m.result(&o.result, q, Some(o.verdict))
+}
+
+/// Sets how `collide_check_coherent` checks on `session`: `preset` is a `CollidePreset`
+/// value, `COLLIDE_PRESET_PRECISE` (no
+/// cache), `COLLIDE_PRESET_BALANCED` (the default) or `COLLIDE_PRESET_SPEED` with at most
+/// `budget` exact pair checks per call (0: no budget, as balanced). `budget` must be 0
+/// for the other presets. The cache is kept: its anchors stay valid whatever the preset.
+/// No allocation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_set_preset(
+    session: *mut CollideSession,
+    preset: u32,
+    budget: u32,
+) -> CollideStatus {
+    guard("collide_session_set_preset", || {
+        // SAFETY: null or a live session.
+        let s = unsafe { session_mut(session) }?;
+        // An integer, not the enum: a value C passes outside it must be an error, not UB.
+        let preset = match preset {
+            0 => CollidePreset::Precise,
+            1 => CollidePreset::Balanced,
+            2 => CollidePreset::Speed,
+            p => {
+                return Err(bad(format!(
+                    "preset {p}: expected COLLIDE_PRESET_PRECISE (0), BALANCED (1) or SPEED (2)"
+                )));
             }
         };
+        s.preset = preset_of(preset, budget)?;
         Ok(())
     })
 }
@@ -588,24 +703,31 @@ pub unsafe extern "C" fn collide_check(
             .model
             .check_self_collision_with_margin(q, &mut s.ws, margin, false);
         // SAFETY: checked non-null.
-        unsafe { *result = m.result(&r, q) };
+        unsafe { *result = m.result(&r, q, None) };
         Ok(())
     })
 }
 
-/// `collide_check` with the session's cache: the same contract, cheaper on smooth motion.
+/// `collide_check` with the session's cache (its preset, `collide_session_set_preset`;
+/// balanced by default): the same contract, cheaper on smooth motion.
 ///
 /// Per pair the session keeps a lower bound `L_p` on its distance at the configuration
-/// `q_p` of its last exact check; a call skips the pair while `L_p - δ_p > margin`, where
-/// `δ_p = Σ |q_i - q_p,i| · R_i` over the joints on the tree path between the pair's links
-/// bounds how far their geometry can have moved relative to each other on the whole
-/// segment from `q_p` to `q` (docs/kernel-library.md has the proof), and checks it exactly
-/// otherwise (and re-anchors). Only an exact check reports `in_collision`; `false` means
-/// every pair was proven or checked more than `margin` apart, exactly as `collide_check`
-/// guarantees. `min_distance` is the least of the exact values and of the skipped pairs'
-/// bounds: still a lower bound, but a skipped pair's is looser than `collide_check`'s.
-/// Outside the joint limits every pair is checked and the cache is not updated.
-/// Forward kinematics runs only when some pair is checked. Allocates nothing on success.
+/// `q_p` of its last exact check. `δ_p = Σ |q_i - q_p,i| · R_i` over the joints on the tree
+/// path between the pair's links bounds how far their geometry can have moved relative to
+/// each other on the whole segment from `q_p` to `q` (docs/kernel-library.md has the
+/// proof); while `L_p - δ_p > margin` the pair is proven clear and not checked. A clock
+/// (the path's length in its largest joint step) schedules each pair for when it may have
+/// lost its slack, so a call only visits the pairs that come due. Once an exact check
+/// trips, a pair proven farther apart than the tripping pair is not checked either (it
+/// cannot be the least). Only an exact check reports `COLLIDE_VERDICT_IN_COLLISION`;
+/// `FREE` means every pair was proven or checked more than `margin` apart, exactly as
+/// `collide_check` guarantees, so the verdicts are `collide_check`'s (the `speed` preset
+/// may answer `UNKNOWN` instead). In collision, `min_distance` and `pair` are
+/// `collide_check`'s; when free, `min_distance` is a lower bound, looser than
+/// `collide_check`'s for pairs that were not visited (`pair = -1` when such a bound is
+/// the least). Outside the joint limits every pair is checked and the cache forgotten.
+/// Forward kinematics runs only for the links of the pairs checked. Allocates nothing
+/// on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn collide_check_coherent(
     session: *mut CollideSession,
@@ -626,9 +748,8 @@ pub unsafe extern "C" fn collide_check_coherent(
         // SAFETY: the caller gives `nq` doubles at `q`.
         let q = unsafe { joint_values(m, q, nq, None) }?;
         check_margin(margin, "margin")?;
-        let r = s.cache.check(&m.coherence, &m.model, &mut s.ws, q, margin);
         // SAFETY: checked non-null.
-        unsafe { *result = m.result(&r, q) };
+        unsafe { *result = coherent_check(m, &mut s.ws, &mut s.cache, s.preset, q, margin) };
         Ok(())
     })
 }
@@ -742,7 +863,7 @@ pub unsafe extern "C" fn collide_check_batch(
                 let c = m
                     .model
                     .check_self_collision_with_margin(qr, &mut ws, margin, false);
-                *o = m.result(&c, qr);
+                *o = m.result(&c, qr, None);
             }
         };
         if threads <= 1 {
@@ -888,7 +1009,12 @@ impl CollideSession {
     pub fn new(model: Arc<CollideModel>) -> CollideSession {
         let ws = model.model.workspace();
         let cache = Cache::new(&model.coherence);
-        CollideSession { model, ws, cache }
+        CollideSession {
+            model,
+            ws,
+            cache,
+            preset: Preset::Balanced,
+        }
     }
 
     /// The session's model.
@@ -906,7 +1032,7 @@ impl CollideSession {
             let r = m
                 .model
                 .check_self_collision_with_margin(q, &mut self.ws, margin, false);
-            Ok(m.result(&r, q))
+            Ok(m.result(&r, q, None))
         })
     }
 
@@ -917,10 +1043,14 @@ impl CollideSession {
             // SAFETY: a slice of `q.len()` values.
             let q = unsafe { joint_values(m, q.as_ptr(), q.len(), None) }?;
             check_margin(margin, "margin")?;
-            let r = self
-                .cache
-                .check(&m.coherence, &m.model, &mut self.ws, q, margin);
-            Ok(m.result(&r, q))
+            Ok(coherent_check(
+                m,
+                &mut self.ws,
+                &mut self.cache,
+                self.preset,
+                q,
+                margin,
+            ))
         })
     }
 
@@ -957,12 +1087,15 @@ impl CollideSession {
 
     /// `collide_session_stats`.
     pub fn stats(&self) -> CollideStats {
-        let c = self.cache.stats();
-        CollideStats {
-            exact_pairs: c.exact_pairs,
-            skipped_pairs: c.skipped_pairs,
-            fk: c.fk,
-        }
+        stats_of(self.cache.stats())
+    }
+
+    /// `collide_session_set_preset`.
+    pub fn set_preset(&mut self, preset: CollidePreset, budget: u32) -> Result<(), Error> {
+        rust_guard("set_preset", || {
+            self.preset = preset_of(preset, budget)?;
+            Ok(())
+        })
     }
 
     /// `collide_session_reset`.

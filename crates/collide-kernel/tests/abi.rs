@@ -199,6 +199,7 @@ impl ForTest for CollideResult {
             pair: -7,
             link_a: -7,
             link_b: -7,
+            verdict: CollideVerdict::Unknown,
         }
     }
 }

@@ -46,14 +46,7 @@ fn no_allocation_after_session_new(robot: &str) {
         })
         .collect();
     let mut out = vec![0.0; unsafe { collide_model_pair_count(model) }];
-    let mut r = CollideResult {
-        in_collision: false,
-        within_limits: false,
-        min_distance: 0.0,
-        pair: 0,
-        link_a: 0,
-        link_b: 0,
-    };
+    let mut r = CollideResult::default();
     let (mut skipped, mut exact) = (0u64, 0u64);
     assert!(n <= 64);
     let ((ok, tripped), allocs) = counted(|| {
@@ -68,7 +61,11 @@ fn no_allocation_after_session_new(robot: &str) {
                 collide_pair_distances(session, q.as_ptr(), n, cutoff, out.as_mut_ptr(), out.len())
             };
             ok += (st == CollideStatus::Ok) as usize;
-            // The coherent mode on a 1 mrad path from this pose: skips and exact checks.
+            // The coherent mode on a 1 mrad path from this pose: skips and exact checks,
+            // in the three presets (the speed preset's budget leaves pairs unchecked).
+            let preset = [(1, 0), (2, 2), (0, 0)][(i / 7) % 3];
+            let st = unsafe { collide_session_set_preset(session, preset.0, preset.1) };
+            ok += (st == CollideStatus::Ok) as usize;
             for k in 0..5 {
                 let mut qk = [0.0; 64];
                 for (d, v) in q.iter().enumerate() {
@@ -87,7 +84,7 @@ fn no_allocation_after_session_new(robot: &str) {
         }
         (ok, tripped)
     });
-    assert_eq!(ok, 7 * qs.len() + qs.len() / 500, "every call succeeded");
+    assert_eq!(ok, 8 * qs.len() + qs.len() / 500, "every call succeeded");
     assert!(
         skipped > 0 && exact > 0,
         "{robot}: the coherent calls skipped {skipped}, checked {exact}"
