@@ -33,6 +33,7 @@ class CResult(ctypes.Structure):
         ("pair", ctypes.c_int64),
         ("link_a", ctypes.c_int64),
         ("link_b", ctypes.c_int64),
+        ("verdict", ctypes.c_int),
     ]
 
 
@@ -82,6 +83,7 @@ def test_matches_c_library(clib, robot, margin):
     assert hit.shape == dist.shape == pair.shape == (POSES,)
     ref = c_batch(clib, manifest(robot), Q, margin)
     assert [r.in_collision for r in ref] == hit.tolist()
+    assert [r.verdict for r in ref] == [int(h) for h in hit]  # FREE 0, IN_COLLISION 1
     # Bit-identical: the same code on the same doubles.
     assert np.array([r.min_distance for r in ref]).tobytes() == dist.tobytes()
     assert [r.pair for r in ref] == pair.tolist()
@@ -162,12 +164,51 @@ def test_session_coherent_agrees_on_smooth_trajectory(robot):
         assert r.in_collision == hit[i], i
         assert r.min_distance <= dist[i] + 1e-12, i  # a lower bound, never above the exact one
         st = s.stats
-        assert st["exact_pairs"] + st["skipped_pairs"] == len(m.pairs)
+        assert st["exact_pairs"] + st["skipped_pairs"] + st["unchecked_pairs"] == len(m.pairs)
+        assert st["unchecked_pairs"] == 0  # balanced has no budget
         skipped += st["skipped_pairs"]
     assert skipped > 0  # the cache did skip pairs
     s.reset()
     s.check(traj[-1], margin)
     assert s.stats["skipped_pairs"] == 0  # after reset every pair is checked
+
+
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_presets(robot):
+    m = collide.Model.load(manifest(robot))
+    lim = np.array(m.joint_limits)
+    rng = np.random.default_rng(12)
+    a, b = rng.uniform(lim[:, 0], lim[:, 1], size=(2, len(lim)))
+    traj = a + (b - a) * (np.arange(301)[:, None] / 300)
+    precise = m.session(preset="precise")
+    balanced = m.session()
+    speed = m.session(preset="speed", budget=1)
+    assert (precise.preset, balanced.preset, speed.preset) == (
+        ("precise", 0), ("balanced", 0), ("speed", 1))
+    unknown = 0
+    for i, q in enumerate(traj):
+        ref = m.check(q, 0.01)
+        p, bal, sp = precise.check(q, 0.01), balanced.check(q, 0.01), speed.check(q, 0.01)
+        assert p.verdict == ref.verdict and p.min_distance == ref.min_distance
+        assert bal.verdict == ref.verdict
+        assert ref.verdict in ("free", "in_collision")
+        assert speed.stats["exact_pairs"] <= 1 or i == 0  # the first call anchors every pair
+        if sp.verdict == "free":
+            assert ref.verdict == "free"  # speed never says free without a proof
+        elif sp.verdict == "in_collision":
+            assert ref.verdict == "in_collision"
+        else:
+            unknown += 1
+            assert sp.in_collision  # unknown never reads as free
+    if robot != "g1_29dof":  # the G1's path trips all along: its least pair, checked first, decides
+        assert unknown > 0  # a budget of one exact check binds
+    speed.set_preset("balanced")
+    assert speed.preset == ("balanced", 0)
+    assert speed.check(traj[-1], 0.01).verdict == m.check(traj[-1], 0.01).verdict
+    with pytest.raises(ValueError, match="preset `fast`"):
+        m.session(preset="fast")
+    with pytest.raises(ValueError, match="only the speed preset"):
+        m.session(preset="balanced", budget=3)
 
 
 def test_bad_input():

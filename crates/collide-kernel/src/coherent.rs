@@ -301,7 +301,8 @@ pub enum Preset {
     /// The cache: a pair is checked exactly only when the motion bound no longer proves it
     /// clear. The same verdicts as `Precise`.
     Balanced,
-    /// The cache, and at most `budget` exact pair checks a call, the most threatening
+    /// The cache, and at most `budget` exact checks a call of pairs that hold an anchor
+    /// (pairs without one, after a rebuild, are always checked), the most threatening
     /// first; pairs left over make the answer `Unknown` unless another pair already trips.
     Speed { budget: u32 },
 }
@@ -633,7 +634,10 @@ impl Cache {
                 pass.take(b, p);
                 continue;
             }
-            if budget.is_some_and(|budget| pass.stats.exact_pairs >= budget.max(1)) {
+            // The budget binds once a pair holds an anchor: the first call after a rebuild
+            // checks every pair (else `speed` would answer unknown for many calls).
+            let warm = self.valid[p];
+            if warm && budget.is_some_and(|budget| pass.budget_used >= budget.max(1)) {
                 self.due[k].2 = Fate::Unchecked;
                 pass.stats.unchecked_pairs += 1;
                 pass.unproven |= b <= margin; // never NaN: NaN bounds are -inf
@@ -646,6 +650,7 @@ impl Cache {
                 pass.stats.fk = true;
             }
             pass.stats.exact_pairs += 1;
+            pass.budget_used += warm as u32;
             let v = model.pair_distance_below(p, ws, margin, pass.exact_min);
             self.due[k].2 = Fate::Exact;
             if v.is_nan() {
@@ -826,6 +831,8 @@ impl Cache {
 /// One call's running state.
 struct Pass {
     stats: CoherentStats,
+    /// Exact checks of anchored pairs (what the `speed` budget counts).
+    budget_used: u32,
     tripped: bool,
     first_trip: Option<usize>,
     /// Some pair the budget left unchecked may be within the margin.
@@ -842,6 +849,7 @@ impl Pass {
     fn new(floor: f64) -> Pass {
         Pass {
             stats: CoherentStats::default(),
+            budget_used: 0,
             tripped: false,
             first_trip: None,
             unproven: false,

@@ -64,8 +64,10 @@ pub enum CollidePreset {
     /// The cache (the default): a pair is checked exactly only when the motion bound no
     /// longer proves it; the same verdicts as `collide_check`.
     Balanced = 1,
-    /// The cache and at most `budget` exact pair checks per call, the most threatening
-    /// first; may answer `COLLIDE_VERDICT_UNKNOWN`, never `FREE` without a proof.
+    /// The cache and at most `budget` exact checks per call of pairs that hold an anchor
+    /// (the first call, and the first after a reset, a margin change or a `q` outside the
+    /// limits, checks every pair), the most threatening first; may answer
+    /// `COLLIDE_VERDICT_UNKNOWN`, never `FREE` without a proof.
     Speed = 2,
 }
 

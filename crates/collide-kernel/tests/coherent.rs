@@ -453,6 +453,8 @@ fn schedule_agrees(robot: &str) -> (usize, usize, usize) {
     for walk in 0..6u64 {
         let mut q = vec![0.0; n];
         uniform_q(&direct, 21, walk, &mut q);
+        let mut was_within = true;
+        speed.reset();
         for step in 0..400u64 {
             let kind = (unit(walk * 1000 + step, 99) * 10.0).abs() as u32;
             for (i, v) in q.iter_mut().enumerate() {
@@ -471,6 +473,7 @@ fn schedule_agrees(robot: &str) -> (usize, usize, usize) {
             let margin = if (step / 100) % 2 == 0 { 0.0 } else { 0.015 };
             if step == 250 {
                 bal.reset();
+                speed.reset();
             }
             let a = exact_s.check(&q, margin).unwrap();
             let b = bal.check_coherent(&q, margin).unwrap();
@@ -505,11 +508,12 @@ fn schedule_agrees(robot: &str) -> (usize, usize, usize) {
                     assert!(s.in_collision, "{at}: unknown must not read as free");
                 }
             }
+            // The budget binds except on a call that rebuilds the cache (the first, after a
+            // reset, another margin, or a pose outside the limits before or now).
             let st = speed.stats();
-            assert!(
-                st.exact_pairs <= 2 || !a.within_limits,
-                "{at}: budget {st:?}"
-            );
+            let rebuilt = step % 100 == 0 || step == 250 || !was_within || !a.within_limits;
+            assert!(st.exact_pairs <= 2 || rebuilt, "{at}: budget {st:?}");
+            was_within = a.within_limits;
             let st = bal.stats();
             assert_eq!(
                 (st.exact_pairs + st.skipped_pairs + st.unchecked_pairs) as usize,

@@ -2,7 +2,10 @@
 //! with numpy arrays in and out and the GIL released in every check. docs/kernel-library.md
 //! ("Python") has the API and the error model.
 
-use collide_kernel::{CollideModel, CollideResult, CollideSession, CollideStatus, Error};
+use collide_kernel::{
+    CollideModel, CollidePreset, CollideResult, CollideSession, CollideStatus, CollideVerdict,
+    Error,
+};
 use numpy::{AllowTypeChange, PyArray1, PyArrayLike1, PyArrayLike2};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -46,11 +49,34 @@ fn permutation(kernel: &[String], order: &[String]) -> PyResult<Vec<usize>> {
     Ok(perm)
 }
 
+fn verdict_name(v: CollideVerdict) -> &'static str {
+    match v {
+        CollideVerdict::Free => "free",
+        CollideVerdict::InCollision => "in_collision",
+        CollideVerdict::Unknown => "unknown",
+    }
+}
+
+/// A preset by name: "precise", "balanced" or "speed".
+fn preset_named(name: &str) -> PyResult<CollidePreset> {
+    match name {
+        "precise" => Ok(CollidePreset::Precise),
+        "balanced" => Ok(CollidePreset::Balanced),
+        "speed" => Ok(CollidePreset::Speed),
+        other => Err(PyValueError::new_err(format!(
+            "preset `{other}`: expected \"precise\", \"balanced\" or \"speed\""
+        ))),
+    }
+}
+
 /// The verdict of one configuration.
 #[pyclass(module = "collide", frozen, get_all)]
 #[derive(Clone)]
 struct CheckResult {
-    /// Some checked pair's value is <= margin.
+    /// "free", "in_collision" (an exact check found a pair at or below the margin) or
+    /// "unknown" (the speed preset's budget ran out first; treat as not free).
+    verdict: &'static str,
+    /// Not proven free: verdict != "free".
     in_collision: bool,
     /// Every joint value is within its limits.
     within_limits: bool,
@@ -70,7 +96,8 @@ impl CheckResult {
         let b = |v: bool| if v { "True" } else { "False" };
         let o = |v: &Option<String>| v.as_ref().map_or("None".to_string(), |s| format!("'{s}'"));
         format!(
-            "CheckResult(in_collision={}, within_limits={}, min_distance={}, pair={}, link_a={}, link_b={})",
+            "CheckResult(verdict='{}', in_collision={}, within_limits={}, min_distance={}, pair={}, link_a={}, link_b={})",
+            self.verdict,
             b(self.in_collision),
             b(self.within_limits),
             self.min_distance,
@@ -120,6 +147,7 @@ impl Model {
     fn result(&self, r: &CollideResult) -> CheckResult {
         let name = |i: i64| usize::try_from(i).ok().map(|i| self.links[i].clone());
         CheckResult {
+            verdict: verdict_name(r.verdict),
             in_collision: r.in_collision,
             within_limits: r.within_limits,
             min_distance: r.min_distance,
@@ -315,14 +343,22 @@ impl Model {
         Ok(PyArray1::from_vec(py, d))
     }
 
-    /// A session: its scratch and the coherent mode's cache. One per thread.
-    fn session(slf: &Bound<'_, Self>) -> Session {
+    /// A session: its scratch and the coherent mode's cache. One per thread. `preset`:
+    /// how `Session.check` checks, "precise" (no cache), "balanced" (the cache, the
+    /// default) or "speed" (the cache and at most `budget` exact pair checks a call; may
+    /// answer "unknown"). ValueError for another name, or a budget without "speed".
+    #[pyo3(signature = (preset="balanced", budget=0))]
+    fn session(slf: &Bound<'_, Self>, preset: &str, budget: u32) -> PyResult<Session> {
         let m = slf.get();
-        Session {
+        let mut inner = CollideSession::new(m.inner.clone());
+        let p = preset_named(preset)?;
+        inner.set_preset(p, budget).map_err(to_py)?;
+        Ok(Session {
             model: slf.clone().unbind(),
-            inner: CollideSession::new(m.inner.clone()),
+            inner,
             q: vec![0.0; m.perm.len()],
-        }
+            preset: (preset_name(p), budget),
+        })
     }
 
     fn __repr__(&self) -> String {
@@ -342,6 +378,16 @@ struct Session {
     inner: CollideSession,
     /// The caller's q in the kernel's order (preallocated).
     q: Vec<f64>,
+    /// The preset's name and budget.
+    preset: (&'static str, u32),
+}
+
+fn preset_name(p: CollidePreset) -> &'static str {
+    match p {
+        CollidePreset::Precise => "precise",
+        CollidePreset::Balanced => "balanced",
+        CollidePreset::Speed => "speed",
+    }
 }
 
 impl Session {
@@ -366,8 +412,9 @@ impl Session {
 
 #[pymethods]
 impl Session {
-    /// The coherent check (the cache): the same guarantee as `Model.check`; skips the pairs
-    /// whose distance provably stayed above the margin since their last exact check.
+    /// The check in the session's preset: "balanced" (the default) gives `Model.check`'s
+    /// verdict and skips the pairs whose distance provably stayed above the margin since
+    /// their last exact check; "precise" is `Model.check`; "speed" may answer "unknown".
     fn check(
         &mut self,
         py: Python<'_>,
@@ -391,13 +438,30 @@ impl Session {
         Ok(self.model.get().result(&r))
     }
 
-    /// What the last coherent check did: {"exact_pairs", "skipped_pairs", "fk"}.
+    /// The preset `check` runs: ("precise" | "balanced" | "speed", budget).
+    #[getter]
+    fn preset(&self) -> (&'static str, u32) {
+        self.preset
+    }
+
+    /// Changes the preset (the cache is kept: its anchors hold whatever the preset).
+    #[pyo3(signature = (preset, budget=0))]
+    fn set_preset(&mut self, preset: &str, budget: u32) -> PyResult<()> {
+        let p = preset_named(preset)?;
+        self.inner.set_preset(p, budget).map_err(to_py)?;
+        self.preset = (preset_name(p), budget);
+        Ok(())
+    }
+
+    /// What the last cached check did: {"exact_pairs", "skipped_pairs",
+    /// "unchecked_pairs", "fk"}.
     #[getter]
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let s = self.inner.stats();
         let d = pyo3::types::PyDict::new(py);
         d.set_item("exact_pairs", s.exact_pairs)?;
         d.set_item("skipped_pairs", s.skipped_pairs)?;
+        d.set_item("unchecked_pairs", s.unchecked_pairs)?;
         d.set_item("fk", s.fk)?;
         Ok(d)
     }
