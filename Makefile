@@ -65,12 +65,14 @@ c-example:
 
 # The Python module (docs/kernel-library.md, "Python"): one abi3 wheel built with the venv's
 # maturin, installed into the venv, its tests run against the C library's cdylib (built by
-# c-example's cargo), and the IK example run for a few steps so it cannot rot.
-py-module: venv c-example
+# c-example's cargo) and against `collide sweep --verdicts` (the release binary, judging
+# the robots' meshes), and the IK example run for a few steps so it cannot rot.
+py-module: robots venv build c-example
 	rm -f target/wheels/collide-*.whl
 	$(VENV)/bin/maturin build --release --locked -m crates/collide-py/Cargo.toml -o target/wheels
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/collide-*.whl
-	COLLIDE_KERNEL_LIB="$(CURDIR)/target/release/libcollide_kernel.so" $(VENV)/bin/python -m pytest -q tests/python
+	COLLIDE_KERNEL_LIB="$(CURDIR)/target/release/libcollide_kernel.so" COLLIDE_BIN="$(CURDIR)/$(COLLIDE)" \
+		$(VENV)/bin/python -m pytest -q tests/python
 	$(VENV)/bin/python examples/python/ik_track.py --steps 20 > target/wheels/ik_track.txt
 	tail -4 target/wheels/ik_track.txt
 

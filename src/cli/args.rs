@@ -110,6 +110,9 @@ pub struct SweepArgs {
     /// Also judge other fits of the same robot on the same poses.
     #[arg(long, value_enum, num_args = 1.., value_name = "SET")]
     pub compare: Vec<CompareSet>,
+    /// Write the kernel's verdict at each seeded pose (its joint values, in collision or not, the least distance and its pair) as CSV to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub verdicts: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]

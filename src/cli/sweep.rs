@@ -1,4 +1,4 @@
-//! `collide sweep MANIFEST [--poses N] [--seed S] [--compare SET...] [--json]`
+//! `collide sweep MANIFEST [--poses N] [--seed S] [--compare SET...] [--verdicts FILE] [--json]`
 
 use super::args::{CompareSet, SweepArgs};
 use crate::error::{Error, Result};
@@ -20,6 +20,16 @@ pub fn run(args: SweepArgs) -> Result<i32> {
     if args.steps == 0 {
         return Err(Error::input("--steps must be at least 1"));
     }
+    if let Some(path) = &args.verdicts {
+        // Before the sweep, not after minutes of it: the directory must be there.
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() {
+            return Err(Error::input(format!(
+                "{}: cannot write the verdicts there (no such directory, or a directory)",
+                path.display()
+            )));
+        }
+    }
     let compare: Vec<Set> = args.compare.iter().map(|c| set_of(*c)).collect();
     let report = sweep::sweep(
         &args.manifest,
@@ -36,6 +46,12 @@ pub fn run(args: SweepArgs) -> Result<i32> {
     )?;
     for w in &report.warnings {
         crate::messages::warning(w);
+    }
+    if let Some(path) = &args.verdicts {
+        // The same manifest, loaded again for its dof order and the seeded poses.
+        let kernel =
+            crate::manifest::kernel::load_kernel(&crate::manifest::load_manifest(&args.manifest)?)?;
+        crate::io::atomic::write_atomic(path, sweep::verdicts_csv(&report, &kernel).as_bytes())?;
     }
     print_missed(&report);
     if args.json {

@@ -472,6 +472,8 @@ pub struct SweepReport {
     /// ACM rows exempt as `always` whose meshes touch in every pose.
     pub always_exempt_touching: usize,
     pub sets: Vec<SetReport>,
+    /// The manifest's kernel verdict at each seeded pose, in pose order.
+    pub verdicts: Vec<judge::PoseVerdict>,
     /// Missed contacts against either truth (mesh first).
     pub missed: Vec<Missed>,
     /// Wall time of the pose loops (s): mesh truth, hull truth, kernel.
@@ -738,6 +740,7 @@ impl Prepared {
             .position(|s| s.set == Set::Fit)
             .expect("fit set");
         let mesh_contacts = self.truth_contacts(&judged[fit_pos].0[0], poses);
+        let verdicts = judged[fit_pos].0[0].verdicts.clone();
         let hull_contacts = self.truth_contacts(&judged[fit_pos].0[1], poses);
         let undecided = hull_details.iter().flatten().filter(|c| !c.3).count();
         // Mesh contacts on checked pairs the hull truth does not have (both lists sorted).
@@ -855,6 +858,7 @@ impl Prepared {
             always_exempt_apart,
             always_exempt_touching,
             sets,
+            verdicts,
             missed: missed_list,
             elapsed_s: 0.0,
             mesh_s: 0.0,
@@ -863,6 +867,43 @@ impl Prepared {
             warnings: self.warnings.clone(),
         }
     }
+}
+
+/// The kernel's verdict at every seeded pose as CSV, one row a pose: `pose, in_collision,
+/// min_distance, link_a, link_b` and the joint values in `kernel`'s dof order (the
+/// header names them), every number in the shortest text that reads back to the same
+/// double. `kernel` must be the report's manifest's (it regenerates the poses from the
+/// seed). What another implementation of the kernel is compared against, pose by pose.
+pub fn verdicts_csv(report: &SweepReport, kernel: &LoadedKernel) -> String {
+    use std::fmt::Write;
+    let mut out = format!(
+        "# collide sweep {}: the kernel's verdict at {} seeded poses (seed {}), margin {} m\n",
+        report.manifest.display(),
+        report.poses,
+        report.seed,
+        report.margin_m
+    );
+    out.push_str("pose,in_collision,min_distance,link_a,link_b");
+    for name in &kernel.dof_names {
+        out.push(',');
+        out.push_str(name);
+    }
+    out.push('\n');
+    let pairs = kernel.model.checked_pairs();
+    let mut q = vec![0.0; kernel.model.dof()];
+    for (i, v) in report.verdicts.iter().enumerate() {
+        poses::uniform_q(&kernel.model, report.seed, i as u64, &mut q);
+        let (a, b) = v.min_pair.map_or(("", ""), |k| {
+            let (a, b) = pairs[k];
+            (kernel.link_names[a].as_str(), kernel.link_names[b].as_str())
+        });
+        let _ = write!(out, "{i},{},{},{a},{b}", v.tripped, v.min_distance);
+        for x in &q {
+            let _ = write!(out, ",{x}");
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// The (at most five) pairs with the highest non-zero counts, ties by name.

@@ -32,10 +32,21 @@ pub struct PairVerdict {
     pub slop_stops: usize,
 }
 
+/// The kernel's answer at one pose (`check_self_collision`, the model's margin).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PoseVerdict {
+    pub tripped: bool,
+    pub min_distance: f64,
+    /// Index into `model.checked_pairs()` of the pair attaining `min_distance`.
+    pub min_pair: Option<usize>,
+}
+
 /// A kernel model measured against precomputed contacts ([`judge`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judgement {
     pub poses: usize,
+    /// The kernel's verdict at each pose, in pose order.
+    pub verdicts: Vec<PoseVerdict>,
     /// Per checked pair of the model, in `model.checked_pairs()` order.
     pub pairs: Vec<PairVerdict>,
     /// Poses with a truth contact on some checked pair.
@@ -111,6 +122,7 @@ pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgemen
     }
     let margin = model.margin();
     struct PoseOut {
+        verdict: PoseVerdict,
         tripped: bool,
         trips: Vec<u32>,
         values: Vec<f64>,
@@ -133,6 +145,13 @@ pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgemen
             .map(|(k, _)| k as u32)
             .collect();
         PoseOut {
+            verdict: PoseVerdict {
+                tripped: r.tripped,
+                min_distance: r.min_distance,
+                min_pair: r
+                    .min_pair
+                    .and_then(|p| checked.iter().position(|&c| c == p)),
+            },
             tripped: r.tripped,
             trips,
             values,
@@ -152,6 +171,7 @@ pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgemen
     for t in truths {
         let mut j = Judgement {
             poses,
+            verdicts: outs.iter().map(|o| o.verdict).collect(),
             pairs: checked
                 .iter()
                 .map(|&(a, b)| PairVerdict {
