@@ -745,8 +745,14 @@ impl Cache {
             self.due.swap(0, i);
         }
         let first = least.is_some().min(!self.due.is_empty()) as usize;
-        if budget.is_some_and(|b| self.due.len() > b as usize) {
-            self.due[first..].sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        if let Some(b) = budget.filter(|&b| self.due.len() > first + b as usize) {
+            // Only the budget's worth need be in order: partition, then sort those.
+            let by = |x: &(f64, u32, Fate), y: &(f64, u32, Fate)| {
+                x.0.total_cmp(&y.0).then(x.1.cmp(&y.1))
+            };
+            let rest = &mut self.due[first..];
+            rest.select_nth_unstable_by(b as usize, by);
+            rest[..b as usize].sort_unstable_by(by);
         }
         self.run_candidates(c, model, ws, q, margin, budget, 0, &mut pass);
         if !self.deeper.is_empty() {
