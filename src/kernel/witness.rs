@@ -46,12 +46,15 @@
 //! meeting a box): the kernel's GJK on the solids (a capsule's core segment, its radius
 //! added afterwards), which reports the support points of its final simplex with their
 //! barycentric weights ([`gjk_cso_depth_weights`]), and in overlap the expanding polytope's
-//! boundary point nearest the origin with its triangle's weights. No allocation.
+//! boundary point nearest the origin with its triangle's weights. That query runs past the
+//! check's tolerance, until its simplex or face stops changing (see `WITNESS_TOL_REL`), so
+//! that the points sit on the closest (or deepest) features, not merely at the right
+//! distance. No allocation.
 
 use super::check::{CheckStats, Workspace, WorldPrim};
 use super::distance_box_capsule::{NEAR_REL, segment_box_sq};
 use super::distance_capsule_capsule::segment_segment_sq;
-use super::gjk::{Difference, MAX_ITER, SimplexWeights, TOL_ABS, TOL_REL, gjk_cso_depth_weights};
+use super::gjk::{Difference, SimplexWeights, gjk_cso_depth_weights};
 use super::model::Model;
 use super::shapes::{Capsule, Obb, Segment, SupportMap};
 use super::vec3::{V3, add, axpy, cross, dot, mul_mtv, mul_mv, neg, norm, norm2, scale, sub};
@@ -257,6 +260,16 @@ fn box_capsule_witness(o: &Obb, c: &Capsule) -> (V3, V3) {
     support_witness(o, &core(c), 0.0, c.radius)
 }
 
+/// GJK's support-query cap for witness queries (the check's is 24).
+const WITNESS_MAX_ITER: u32 = 64;
+/// Relative tolerance of witness queries, with no absolute one: GJK and the expanding
+/// polytope run until their simplex or face stops changing (a support point they already
+/// hold) or rounding stalls them. The check's tolerance (`1e-10 m` on the distance) would
+/// leave the points free to slide along a face by `√(2 · 1e-10 m · distance)`, about 1.6 µm at
+/// 1 cm, and the direction between them off by as much over the distance; a box edge
+/// 0.3 m long then stands out of the plane across that direction by ~3e-7 m (TIAGo).
+const WITNESS_TOL_REL: f64 = 1e-14;
+
 /// Any two support-mapped cores (radii `ra`, `rb` added afterwards), by the kernel's GJK and
 /// expanding polytope with the weights of their final simplex or face.
 fn support_witness<A: SupportMap, B: SupportMap>(a: &A, b: &B, ra: f64, rb: f64) -> (V3, V3) {
@@ -264,9 +277,9 @@ fn support_witness<A: SupportMap, B: SupportMap>(a: &A, b: &B, ra: f64, rb: f64)
     let g = gjk_cso_depth_weights(
         &Difference(a, b),
         sub(b.center(), a.center()),
-        MAX_ITER,
-        TOL_ABS,
-        TOL_REL,
+        WITNESS_MAX_ITER,
+        0.0,
+        WITNESS_TOL_REL,
         &mut sw,
     );
     // `g.normal` points from B to A (A lies on its `+` side).
