@@ -1,8 +1,8 @@
-//! Pins the kernel's real-time contract: `fk` and `check_self_collision` never allocate, and
-//! are deterministic. A counting global allocator counts allocations made on the test thread
-//! while thousands of configurations are checked on every model kind (capsules, boxes, tight
-//! hulls of 64 and 152 vertices, a 29-DoF tree), with and without the pair buffer and warm
-//! start.
+//! Pins the kernel's real-time contract: `fk`, `check_self_collision` and `pair_witness`
+//! never allocate, and are deterministic. A counting global allocator counts allocations made
+//! on the test thread while thousands of configurations are checked on every model kind
+//! (capsules, boxes, tight hulls of 64 and 152 vertices, a 29-DoF tree), with and without
+//! the pair buffer and warm start, and witnesses are taken of every near pair.
 
 mod common;
 
@@ -99,6 +99,59 @@ fn fk_and_check_do_not_allocate_and_are_deterministic() {
         if name.contains("tight") {
             // Overlapping tight pairs run the expanding polytope, inside the counted calls.
             assert!(epa > 0, "{name}: the expanding polytope never ran");
+        }
+    }
+}
+
+/// `pair_witness` on every pair within 5 cm (overlapping ones included) and on the minimum
+/// pair, on every model kind: no allocation, and the same answer twice.
+#[test]
+fn pair_witness_does_not_allocate() {
+    let models = [
+        ("panda", panda()),
+        ("humanoid29", humanoid29()),
+        ("panda_tight152", panda_tight(152)),
+        ("mixed_tight64", mixed_tight_arm(64, 0.01)),
+        ("mixed_tight320", mixed_tight_arm(320, 0.0)),
+    ];
+    let mut rng = Rng(0x5eed_cafe_f00d_0002);
+    for (name, m) in &models {
+        let qs: Vec<Vec<f64>> = (0..500).map(|_| random_q(m, &mut rng)).collect();
+        let mut ws = m.workspace();
+        let mut out = Vec::with_capacity(qs.len() * m.checked_pairs().len());
+        let (_, allocs) = counted(|| {
+            for q in qs.iter() {
+                let r = m.check_self_collision(q, &mut ws, true);
+                for pi in 0..m.checked_pairs().len() {
+                    if ws.pair_distances()[pi] <= 0.05 || Some(m.checked_pairs()[pi]) == r.min_pair
+                    {
+                        let w = m.pair_witness(pi, &ws, m.margin());
+                        out.push((w.distance, w.point_a, w.point_b));
+                    }
+                }
+            }
+        });
+        assert_eq!(allocs, 0, "{name}: pair_witness allocated {allocs} times");
+        let overlapping = out.iter().filter(|w| w.0 < 0.0).count();
+        eprintln!("{name}: {} witnesses, {overlapping} overlapping", out.len());
+        assert!(
+            !out.is_empty() && overlapping > 0,
+            "{name}: nothing near to witness"
+        );
+        // Deterministic: the same witnesses again.
+        let mut i = 0;
+        for q in &qs {
+            let r = m.check_self_collision(q, &mut ws, true);
+            for pi in 0..m.checked_pairs().len() {
+                if ws.pair_distances()[pi] <= 0.05 || Some(m.checked_pairs()[pi]) == r.min_pair {
+                    let w = m.pair_witness(pi, &ws, m.margin());
+                    let bits = |v: (f64, [f64; 3], [f64; 3])| {
+                        [v.0, v.1[0], v.1[1], v.1[2], v.2[0], v.2[1], v.2[2]].map(f64::to_bits)
+                    };
+                    assert_eq!(bits((w.distance, w.point_a, w.point_b)), bits(out[i]));
+                    i += 1;
+                }
+            }
         }
     }
 }

@@ -434,7 +434,12 @@ impl Model {
     }
 
     #[inline(always)]
-    fn tight_posed<'a>(&'a self, obb: &Obb, prim: usize, link_pose: &[Iso]) -> TightPosed<'a> {
+    pub(super) fn tight_posed<'a>(
+        &'a self,
+        obb: &Obb,
+        prim: usize,
+        link_pose: &[Iso],
+    ) -> TightPosed<'a> {
         let p = &self.prims[prim];
         match &p.kind {
             PrimKind::Tight {
@@ -474,7 +479,7 @@ impl Model {
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn narrow(
+    pub(super) fn narrow(
         &self,
         ia: usize,
         ib: usize,

@@ -121,7 +121,7 @@ const PARALLEL_EPS: f64 = 1e-9;
 
 /// Relative size (of the coordinates) below which a computed core–box distance is rounding
 /// and the six axes bound the pair too (module docs).
-const NEAR_REL: f64 = 1e-12;
+pub(crate) const NEAR_REL: f64 = 1e-12;
 
 /// Six-axis separating value of the segment `p0 + t·u` (`t ∈ [0,1]`) against the box
 /// `[−h, h]`: a lower bound on their signed distance, equal to it when they meet (module

@@ -75,6 +75,21 @@ pub struct Witness {
     pub ib: [u32; 4],
 }
 
+/// The points behind a GJK or expanding-polytope answer, for witness points
+/// ([`gjk_cso_depth_weights`]): `n` points of `A − B` by their vertex ids on `A` and `B`,
+/// with barycentric weights `w` (non-negative, summing to 1). `Σ w_k (A_{ia_k} − B_{ib_k})`
+/// is, apart, the point of `A − B` nearest the origin (GJK's final simplex) and, in overlap,
+/// the point of the expanding polytope's boundary nearest the origin (the shortest
+/// translation of `B` out of `A`, within the tolerance on convergence). `n == 0`: none (an
+/// expansion that could not start from a tetrahedron).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SimplexWeights {
+    pub n: u8,
+    pub ia: [u32; 4],
+    pub ib: [u32; 4],
+    pub w: [f64; 4],
+}
+
 /// A staged distance and what its GJK cost: hull vertices scanned (full scans times the
 /// hulls' vertices; 0 when stage 1 settled it). The kernel counts it for cost estimates.
 /// The expanding polytope's work in overlap counts as GJK's does (a step per full scan or
@@ -675,7 +690,7 @@ pub fn gjk_cso<C: Cso>(
     tol_abs: f64,
     tol_rel: f64,
 ) -> GjkResult {
-    gjk_cso_impl(c, init_dir, warm, max_iter, tol_abs, tol_rel, None)
+    gjk_cso_impl(c, init_dir, warm, max_iter, tol_abs, tol_rel, None, None)
 }
 
 /// When the expanding polytope ([`gjk_cso_depth`]) may stop before it converges: both
@@ -714,9 +729,59 @@ pub fn gjk_cso_depth<C: Cso>(
     tol_rel: f64,
     limits: DepthLimits,
 ) -> GjkResult {
-    gjk_cso_impl(c, init_dir, warm, max_iter, tol_abs, tol_rel, Some(limits))
+    gjk_cso_impl(
+        c,
+        init_dir,
+        warm,
+        max_iter,
+        tol_abs,
+        tol_rel,
+        Some(limits),
+        None,
+    )
 }
 
+/// [`gjk_cso_depth`] run to convergence (no [`DepthLimits`], cold start) that also reports
+/// the points behind its answer in `out` (see [`SimplexWeights`]): apart, GJK's final
+/// simplex and the weights of its point nearest the origin; in overlap, the expanding
+/// polytope's triangle nearest the origin and the weights of its point nearest the origin
+/// (a start that could not be blown up to a tetrahedron: GJK's simplex holding the origin,
+/// when it has at most three points). Only witness queries ask for it; the checking
+/// routines pass nothing and run the same code as before.
+#[inline(never)]
+pub fn gjk_cso_depth_weights<C: Cso>(
+    c: &C,
+    init_dir: V3,
+    max_iter: u32,
+    tol_abs: f64,
+    tol_rel: f64,
+    out: &mut SimplexWeights,
+) -> GjkResult {
+    *out = SimplexWeights::default();
+    gjk_cso_impl(
+        c,
+        init_dir,
+        None,
+        max_iter,
+        tol_abs,
+        tol_rel,
+        Some(DepthLimits::NONE),
+        Some(out),
+    )
+}
+
+/// The weights of the point of the simplex `p[..n]` (`n <= 3`) nearest to `q`.
+fn simplex_weights(p: &[V3], ia: &[u32], ib: &[u32], q: V3, out: &mut SimplexWeights) {
+    let n = p.len().min(3);
+    out.n = n as u8;
+    out.ia[..n].copy_from_slice(&ia[..n]);
+    out.ib[..n].copy_from_slice(&ib[..n]);
+    out.w = [0.0; 4];
+    let w = super::witness::closest_weights(&p[..n], q);
+    out.w[..3].copy_from_slice(&w);
+}
+
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn gjk_cso_impl<C: Cso>(
     c: &C,
@@ -726,6 +791,7 @@ fn gjk_cso_impl<C: Cso>(
     tol_abs: f64,
     tol_rel: f64,
     depth: Option<DepthLimits>,
+    mut weights: Option<&mut SimplexWeights>,
 ) -> GjkResult {
     let mut s = Simplex {
         n: 0,
@@ -796,6 +862,7 @@ fn gjk_cso_impl<C: Cso>(
             seed,
             depth,
             (tol_abs, tol_rel),
+            weights.as_deref_mut(),
         )
     };
     let (lower, upper, converged) = if overlap {
@@ -832,6 +899,13 @@ fn gjk_cso_impl<C: Cso>(
         wt.ia = s.ia;
         wt.ib = s.ib;
     }
+    if let Some(out) = weights {
+        // Apart: the simplex's point nearest the origin. Overlap without a polytope face:
+        // the origin's place on a simplex of at most three points (touching).
+        if out.n == 0 && s.n <= 3 {
+            simplex_weights(&s.p[..s.n], &s.ia[..s.n], &s.ib[..s.n], [0.0; 3], out);
+        }
+    }
     GjkResult {
         lower,
         upper,
@@ -861,11 +935,12 @@ fn overlap_bound<C: Cso>(
     seed: V3,
     depth: Option<DepthLimits>,
     (tol_abs, tol_rel): (f64, f64),
+    weights: Option<&mut SimplexWeights>,
 ) -> (f64, f64, bool) {
     let converged = match depth {
         // The scans so far already reach the ceiling: nothing to tighten.
         Some(lim) if bound.lower >= lim.ceiling => true,
-        Some(lim) => epa(c, s, bound, epa_counts, lim, tol_abs, tol_rel),
+        Some(lim) => epa(c, s, bound, epa_counts, lim, (tol_abs, tol_rel), weights),
         None => true,
     };
     if !bound.lower.is_finite() {
@@ -1167,18 +1242,20 @@ impl Polytope {
 /// edge or vertex of `C`: the solids may only touch) is first blown up by scans across it;
 /// when `C` is flat along the normal, those scans already bound the signed distance at 0
 /// within rounding, its exact value.
+///
+/// `weights` (witness queries only): on return, the polytope's triangle nearest the origin
+/// and the weights of its point nearest the origin (`n == 0` when no polytope was built).
 #[cold]
 #[inline(never)]
 fn epa<C: Cso>(
     c: &C,
     s: &Simplex,
     bound: &mut Bound,
-    (iterations, proposals): (&mut u32, &mut u32),
+    counts: (&mut u32, &mut u32),
     limits: DepthLimits,
-    tol_abs: f64,
-    tol_rel: f64,
+    (tol_abs, tol_rel): (f64, f64),
+    weights: Option<&mut SimplexWeights>,
 ) -> bool {
-    let DepthLimits { floor, ceiling } = limits;
     let mut poly = Polytope {
         p: [[0.0; 3]; EPA_MAX_VERTS],
         ia: [0; EPA_MAX_VERTS],
@@ -1187,6 +1264,77 @@ fn epa<C: Cso>(
         f: [Face::UNUSED; EPA_MAX_FACES],
         nf: 0,
     };
+    let converged = epa_expand(c, s, &mut poly, bound, counts, limits, tol_abs, tol_rel);
+    if let Some(out) = weights {
+        nearest_face_weights(&poly, out);
+    }
+    converged
+}
+
+/// The weights of the point of the polytope's boundary nearest the origin (inside it): the
+/// nearest point of its nearest triangle, which need not be the face of the nearest plane
+/// (rounding leaves nearly coplanar neighbours, and the origin's projection on one plane
+/// may fall in the next triangle). A triangle is never nearer than its plane, so only faces
+/// whose plane is nearer than the best triangle so far are examined.
+fn nearest_face_weights(poly: &Polytope, out: &mut SimplexWeights) {
+    *out = SimplexWeights::default();
+    let mut order = [0u8; EPA_MAX_FACES];
+    let mut n = 0;
+    for i in 0..poly.nf {
+        if poly.f[i].alive && poly.f[i].dist.is_finite() {
+            order[n] = i as u8;
+            n += 1;
+        }
+    }
+    // By plane distance (insertion sort: no allocation, at most a few hundred faces).
+    for k in 1..n {
+        let mut j = k;
+        while j > 0 && poly.f[order[j - 1] as usize].dist > poly.f[order[j] as usize].dist {
+            order.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let mut best_d2 = f64::INFINITY;
+    for &i in &order[..n] {
+        let f = poly.f[i as usize];
+        if f.dist.max(0.0).powi(2) >= best_d2 {
+            break;
+        }
+        let v = f.v.map(|k| k as usize);
+        let pts = v.map(|k| poly.p[k]);
+        let w = super::witness::closest_weights(&pts, [0.0; 3]);
+        let x = add(
+            add(scale(pts[0], w[0]), scale(pts[1], w[1])),
+            scale(pts[2], w[2]),
+        );
+        let d2 = norm2(x);
+        if d2 < best_d2 {
+            best_d2 = d2;
+            simplex_weights(
+                &pts,
+                &v.map(|k| poly.ia[k]),
+                &v.map(|k| poly.ib[k]),
+                [0.0; 3],
+                out,
+            );
+        }
+    }
+}
+
+/// The body of [`epa`], on its polytope.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn epa_expand<C: Cso>(
+    c: &C,
+    s: &Simplex,
+    poly: &mut Polytope,
+    bound: &mut Bound,
+    (iterations, proposals): (&mut u32, &mut u32),
+    limits: DepthLimits,
+    tol_abs: f64,
+    tol_rel: f64,
+) -> bool {
+    let DepthLimits { floor, ceiling } = limits;
     for k in 0..s.n {
         if !poly.has(s.ia[k], s.ib[k]) {
             poly.push(s.p[k], s.ia[k], s.ib[k]);
@@ -1222,7 +1370,7 @@ fn epa<C: Cso>(
                     let off = |w: V3| norm2(sub(w, p0)).sqrt();
                     axes.iter()
                         .flat_map(|&a| [a, neg(a)])
-                        .find_map(|d| scan(&poly, d, &off))
+                        .find_map(|d| scan(poly, d, &off))
                 }
                 2 => {
                     let e = sub(poly.p[1], p0);
@@ -1242,7 +1390,7 @@ fn epa<C: Cso>(
                     let off = |w: V3| norm2(cross(sub(w, p0), e)).sqrt() / len;
                     [u1, neg(u1), u2, neg(u2)]
                         .into_iter()
-                        .find_map(|d| scan(&poly, d, &off))
+                        .find_map(|d| scan(poly, d, &off))
                 }
                 _ => {
                     let (e1, e2) = (sub(poly.p[1], p0), sub(poly.p[2], p0));
@@ -1269,7 +1417,7 @@ fn epa<C: Cso>(
                         continue;
                     }
                     let off = |w: V3| (dot(sub(w, p0), m) / area).abs();
-                    [m, neg(m)].into_iter().find_map(|d| scan(&poly, d, &off))
+                    [m, neg(m)].into_iter().find_map(|d| scan(poly, d, &off))
                 }
             };
             match found {

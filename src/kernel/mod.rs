@@ -16,6 +16,8 @@
 //!   [`distance_hull_hull`] (26-DOP + box SAT stage 1, GJK stage 2, the expanding polytope
 //!   in overlap), [`distance_hull_capsule`], [`distance_hull_box`], with [`gjk`], [`dop26`]
 //!   and each hull's [`support_table`] (points GJK proposes before it scans).
+//! * [`witness`]: [`Model::pair_witness`], the points where a checked pair's signed
+//!   distance is attained (closest points apart, deepest points in overlap), on demand.
 //!
 //! Units: metres and radians. See `docs/kernel.md` for the semantics, the proofs of
 //! conservativeness and the measured speed.
@@ -35,12 +37,14 @@ pub mod scan;
 pub mod shapes;
 pub mod support_table;
 pub mod vec3;
+pub mod witness;
 
 pub use check::{CheckResult, CheckStats, Workspace};
 pub use model::{
     Acm, BoxShape, Joint, JointKind, Link, MAX_HULL_VERTICES, Mimic, Model, Primitive,
     TightGeometry,
 };
+pub use witness::PairWitness;
 
 /// Deterministic values for the kernel's unit tests, without a dependency.
 #[cfg(test)]
