@@ -34,6 +34,8 @@ class CResult(ctypes.Structure):
         ("link_a", ctypes.c_int64),
         ("link_b", ctypes.c_int64),
         ("verdict", ctypes.c_int),
+        ("point_a", ctypes.c_double * 3),
+        ("point_b", ctypes.c_double * 3),
     ]
 
 
@@ -209,6 +211,27 @@ def test_presets(robot):
         m.session(preset="fast")
     with pytest.raises(ValueError, match="only the speed preset"):
         m.session(preset="balanced", budget=3)
+
+
+@pytest.mark.parametrize("robot", ["franka_panda", "g1_29dof"])
+def test_witness_points(robot):
+    m = collide.Model.load(manifest(robot))
+    Q = seeded(m, 300, seed=5)
+    band = 0.01  # the kernel's exact band above the margin
+    s = m.session(witness=True)
+    inside = 0
+    for q in Q:
+        r = m.check(q, 0.0, witness=True)
+        assert m.check(q, 0.0).point_a is None  # off unless asked
+        if r.min_distance <= band:
+            inside += 1
+            a, b = np.array(r.point_a), np.array(r.point_b)
+            assert abs(np.linalg.norm(a - b) - abs(r.min_distance)) < 1e-7
+            c = s.check(q, 0.0)
+            assert (c.pair, c.point_a, c.point_b) == (r.pair, r.point_a, r.point_b) or not c.in_collision
+        else:
+            assert r.point_a is None and r.point_b is None
+    assert inside > 20, inside
 
 
 def test_bad_input():

@@ -88,6 +88,15 @@ typedef struct {
   int64_t link_b;
   // Free, in collision (proven by an exact check) or unknown (`speed` preset only).
   CollideVerdict verdict;
+  // Witness points of `pair` (world frame, metres), when the session computes them
+  // (`collide_session_set_witness`) and `min_distance <= margin + 0.01` (where the value
+  // is exact): apart, the closest points of the two links' primitives (`point_a` on
+  // `link_a`); in overlap, each link's point deepest in the other, so `point_a - point_b`
+  // is the shortest translation of `link_b` that separates them. Always
+  // `|point_a - point_b| = |signed distance|`. NaN otherwise (and in batches).
+  double point_a[3];
+  // The witness point on `link_b`; NaN when `point_a` is.
+  double point_b[3];
 } CollideResult;
 
 #ifdef __cplusplus
@@ -162,6 +171,12 @@ CollideStatus collide_session_reset(CollideSession *session);
 
 // What the last `collide_check_coherent` on `session` did, into `*stats`.
 CollideStatus collide_session_stats(const CollideSession *session, CollideStats *stats);
+
+// Whether checks on `session` fill their result's witness points (`on` nonzero) or leave
+// them NaN (0, the default). They cost one more exact evaluation of the least pair
+// (closest points, or the deepest points in overlap), and in the cached presets forward
+// kinematics of every link. No allocation.
+CollideStatus collide_session_set_witness(CollideSession *session, uint32_t on);
 
 // Sets how `collide_check_coherent` checks on `session`: `preset` is a `CollidePreset`
 // value, `COLLIDE_PRESET_PRECISE` (no

@@ -97,6 +97,15 @@ pub struct CollideResult {
     pub link_b: i64,
     /// Free, in collision (proven by an exact check) or unknown (`speed` preset only).
     pub verdict: CollideVerdict,
+    /// Witness points of `pair` (world frame, metres), when the session computes them
+    /// (`collide_session_set_witness`) and `min_distance <= margin + 0.01` (where the value
+    /// is exact): apart, the closest points of the two links' primitives (`point_a` on
+    /// `link_a`); in overlap, each link's point deepest in the other, so `point_a - point_b`
+    /// is the shortest translation of `link_b` that separates them. Always
+    /// `|point_a - point_b| = |signed distance|`. NaN otherwise (and in batches).
+    pub point_a: [f64; 3],
+    /// The witness point on `link_b`; NaN when `point_a` is.
+    pub point_b: [f64; 3],
 }
 
 impl Default for CollideResult {
@@ -115,6 +124,8 @@ impl CollideResult {
         link_a: -1,
         link_b: -1,
         verdict: CollideVerdict::Unknown,
+        point_a: [f64::NAN; 3],
+        point_b: [f64::NAN; 3],
     };
 }
 
@@ -134,6 +145,8 @@ pub struct CollideSession {
     ws: Workspace,
     cache: Cache,
     preset: Preset,
+    /// Whether checks fill the result's witness points.
+    witness: bool,
 }
 
 /// What the last `collide_check_coherent` on a session did (`collide_session_stats`).
@@ -323,7 +336,34 @@ impl CollideModel {
             link_a: a,
             link_b: b,
             verdict,
+            ..CollideResult::EMPTY
         }
+    }
+
+    /// Fills `r`'s witness points when its pair's value is in the exact band. `ws` must
+    /// hold the poses of `q` for that pair's links (`placed`), else they are computed.
+    fn witness(
+        &self,
+        r: &mut CollideResult,
+        ws: &mut Workspace,
+        q: &[f64],
+        margin: f64,
+        placed: bool,
+    ) {
+        let Ok(pair) = usize::try_from(r.pair) else {
+            return;
+        };
+        // NaN (a non-finite value) is not in the band either.
+        let in_band = r.min_distance <= margin + self.model.refine_band();
+        if !in_band {
+            return;
+        }
+        if !placed {
+            self.model.fk(q, ws);
+        }
+        let w = self.model.pair_witness(pair, ws, margin);
+        r.point_a = w.point_a;
+        r.point_b = w.point_b;
     }
 }
 
@@ -541,6 +581,7 @@ pub unsafe extern "C" fn collide_session_new(
             ws,
             cache,
             preset: Preset::Balanced,
+            witness: false,
         });
         // SAFETY: checked non-null.
         unsafe { *out_session = Box::into_raw(s) };
@@ -620,6 +661,7 @@ fn coherent_check(
     ws: &mut Workspace,
     cache: &mut Cache,
     preset: Preset,
+    witness: bool,
     q: &[f64],
     margin: f64,
 ) -> CollideResult {
@@ -628,13 +670,39 @@ fn coherent_check(
             let r = m
                 .model
                 .check_self_collision_with_margin(q, ws, margin, false);
-            return m.result(&r, q, None);
+            let mut out = m.result(&r, q, None);
+            if witness {
+                m.witness(&mut out, ws, q, margin, true);
+            }
+            return out;
         }
         Preset::Balanced => None,
         Preset::Speed { budget } => Some(budget),
     };
     let o = cache.check_with(&m.coherence, &m.model, ws, q, margin, budget);
-    m.result(&o.result, q, Some(o.verdict))
+    let mut out = m.result(&o.result, q, Some(o.verdict));
+    if witness {
+        // The cache posed only the links of the pairs it checked.
+        m.witness(&mut out, ws, q, margin, false);
+    }
+    out
+}
+
+/// Whether checks on `session` fill their result's witness points (`on` nonzero) or leave
+/// them NaN (0, the default). They cost one more exact evaluation of the least pair
+/// (closest points, or the deepest points in overlap), and in the cached presets forward
+/// kinematics of every link. No allocation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_set_witness(
+    session: *mut CollideSession,
+    on: u32,
+) -> CollideStatus {
+    guard("collide_session_set_witness", || {
+        // SAFETY: null or a live session.
+        let s = unsafe { session_mut(session) }?;
+        s.witness = on != 0;
+        Ok(())
+    })
 }
 
 /// Sets how `collide_check_coherent` checks on `session`: `preset` is a `CollidePreset`
@@ -704,8 +772,12 @@ pub unsafe extern "C" fn collide_check(
         let r = m
             .model
             .check_self_collision_with_margin(q, &mut s.ws, margin, false);
+        let mut out = m.result(&r, q, None);
+        if s.witness {
+            m.witness(&mut out, &mut s.ws, q, margin, true);
+        }
         // SAFETY: checked non-null.
-        unsafe { *result = m.result(&r, q, None) };
+        unsafe { *result = out };
         Ok(())
     })
 }
@@ -750,8 +822,9 @@ pub unsafe extern "C" fn collide_check_coherent(
         // SAFETY: the caller gives `nq` doubles at `q`.
         let q = unsafe { joint_values(m, q, nq, None) }?;
         check_margin(margin, "margin")?;
+        let out = coherent_check(m, &mut s.ws, &mut s.cache, s.preset, s.witness, q, margin);
         // SAFETY: checked non-null.
-        unsafe { *result = coherent_check(m, &mut s.ws, &mut s.cache, s.preset, q, margin) };
+        unsafe { *result = out };
         Ok(())
     })
 }
@@ -1016,6 +1089,7 @@ impl CollideSession {
             ws,
             cache,
             preset: Preset::Balanced,
+            witness: false,
         }
     }
 
@@ -1034,7 +1108,11 @@ impl CollideSession {
             let r = m
                 .model
                 .check_self_collision_with_margin(q, &mut self.ws, margin, false);
-            Ok(m.result(&r, q, None))
+            let mut out = m.result(&r, q, None);
+            if self.witness {
+                m.witness(&mut out, &mut self.ws, q, margin, true);
+            }
+            Ok(out)
         })
     }
 
@@ -1050,6 +1128,7 @@ impl CollideSession {
                 &mut self.ws,
                 &mut self.cache,
                 self.preset,
+                self.witness,
                 q,
                 margin,
             ))
@@ -1090,6 +1169,11 @@ impl CollideSession {
     /// `collide_session_stats`.
     pub fn stats(&self) -> CollideStats {
         stats_of(self.cache.stats())
+    }
+
+    /// `collide_session_set_witness`.
+    pub fn set_witness(&mut self, on: bool) {
+        self.witness = on;
     }
 
     /// `collide_session_set_preset`.

@@ -200,6 +200,8 @@ impl ForTest for CollideResult {
             link_a: -7,
             link_b: -7,
             verdict: CollideVerdict::Unknown,
+            point_a: [-7.0; 3],
+            point_b: [-7.0; 3],
         }
     }
 }
@@ -414,4 +416,82 @@ fn a_session_outlives_its_freed_model_and_moves_between_threads() {
     .unwrap();
     assert_eq!(r.0, CollideStatus::Ok);
     assert!(r.1.pair >= 0 && r.1.min_distance.is_finite());
+}
+
+/// Witness points: off by default (NaN); on, `collide_check` and the cached check give the
+/// kernel's `pair_witness` of the reported pair whenever its value is in the exact band,
+/// `|point_a − point_b|` is the reported distance's magnitude, and NaN outside the band.
+fn witness_points(robot: &str) {
+    let l = load(&manifest(robot));
+    let (base, _, _) = direct(
+        robot,
+        collide::manifest::load_manifest(&manifest(robot))
+            .unwrap()
+            .margin_m,
+    );
+    let margin = 0.0;
+    let band = margin + base.refine_band();
+    let mut ws = base.workspace();
+    let qs = seeded(&base);
+    let mut r = CollideResult::default_for_test();
+    unsafe { collide_check(l.session, qs[0].as_ptr(), qs[0].len(), margin, &mut r) };
+    assert!(
+        r.point_a.iter().chain(&r.point_b).all(|v| v.is_nan()),
+        "{robot}: off by default"
+    );
+    let mut cached = ptr::null_mut();
+    unsafe {
+        assert_eq!(collide_session_new(l.model, &mut cached), CollideStatus::Ok);
+        assert_eq!(collide_session_set_witness(l.session, 1), CollideStatus::Ok);
+        assert_eq!(collide_session_set_witness(cached, 1), CollideStatus::Ok);
+    }
+    let (mut inside, mut outside) = (0, 0);
+    for (i, q) in qs.iter().enumerate() {
+        let mut r = CollideResult::default_for_test();
+        let st = unsafe { collide_check(l.session, q.as_ptr(), q.len(), margin, &mut r) };
+        assert_eq!(st, CollideStatus::Ok, "{}", last_error());
+        if r.min_distance <= band {
+            inside += 1;
+            base.fk(q, &mut ws);
+            let w = base.pair_witness(r.pair as usize, &ws, margin);
+            assert_eq!(
+                (r.point_a, r.point_b),
+                (w.point_a, w.point_b),
+                "{robot} pose {i}"
+            );
+            let gap = collide::kernel::vec3::norm(collide::kernel::vec3::sub(r.point_a, r.point_b));
+            assert!(
+                (gap - r.min_distance.abs()).abs() < 1e-7,
+                "{robot} pose {i}: |a - b| = {gap}, distance {}",
+                r.min_distance
+            );
+            // The cached check, fresh at this pose, reports the same pair and points.
+            let mut c = CollideResult::default_for_test();
+            unsafe {
+                collide_session_reset(cached);
+                collide_check_coherent(cached, q.as_ptr(), q.len(), margin, &mut c);
+            }
+            assert_eq!(
+                (c.pair, c.point_a, c.point_b),
+                (r.pair, r.point_a, r.point_b)
+            );
+        } else {
+            outside += 1;
+            assert!(
+                r.point_a.iter().chain(&r.point_b).all(|v| v.is_nan()),
+                "{robot} pose {i}"
+            );
+        }
+    }
+    unsafe { collide_session_free(cached) };
+    assert!(inside > 50, "{robot}: {inside} poses in the exact band");
+    if robot == "franka_panda" {
+        assert!(outside > 50, "{robot}: {outside} poses outside the band");
+    }
+}
+
+#[test]
+fn witness_points_are_the_kernels_on_the_panda_and_the_g1() {
+    witness_points("franka_panda");
+    witness_points("g1_29dof");
 }

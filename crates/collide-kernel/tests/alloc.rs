@@ -63,6 +63,9 @@ fn no_allocation_after_session_new(robot: &str) {
             ok += (st == CollideStatus::Ok) as usize;
             // The coherent mode on a 1 mrad path from this pose: skips and exact checks,
             // in the three presets (the speed preset's budget leaves pairs unchecked).
+            // Witness points on every other pose (the least pair's closest points).
+            let st = unsafe { collide_session_set_witness(session, (i % 2) as u32) };
+            ok += (st == CollideStatus::Ok) as usize;
             let preset = [(1, 0), (2, 2), (0, 0)][(i / 7) % 3];
             let st = unsafe { collide_session_set_preset(session, preset.0, preset.1) };
             ok += (st == CollideStatus::Ok) as usize;
@@ -84,7 +87,7 @@ fn no_allocation_after_session_new(robot: &str) {
         }
         (ok, tripped)
     });
-    assert_eq!(ok, 8 * qs.len() + qs.len() / 500, "every call succeeded");
+    assert_eq!(ok, 9 * qs.len() + qs.len() / 500, "every call succeeded");
     assert!(
         skipped > 0 && exact > 0,
         "{robot}: the coherent calls skipped {skipped}, checked {exact}"

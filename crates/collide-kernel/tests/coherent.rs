@@ -173,6 +173,8 @@ fn smooth_trajectory_agrees(robot: &str, margin: f64) -> (f64, usize, usize) {
         link_a: 0,
         link_b: 0,
         verdict: CollideVerdict::Unknown,
+        point_a: [0.0; 3],
+        point_b: [0.0; 3],
     };
     let mut q = from.clone();
     for k in 0..=steps {

@@ -88,6 +88,11 @@ struct CheckResult {
     /// That pair's link names; None with no pair.
     link_a: Option<String>,
     link_b: Option<String>,
+    /// Witness points of that pair (world frame, metres; `witness=True` and the value in
+    /// the exact band, else None): apart, its closest points; in overlap, each link's
+    /// point deepest in the other. `point_a` lies on `link_a`.
+    point_a: Option<(f64, f64, f64)>,
+    point_b: Option<(f64, f64, f64)>,
 }
 
 #[pymethods]
@@ -146,7 +151,10 @@ impl Model {
 
     fn result(&self, r: &CollideResult) -> CheckResult {
         let name = |i: i64| usize::try_from(i).ok().map(|i| self.links[i].clone());
+        let point = |p: [f64; 3]| (!p[0].is_nan()).then_some((p[0], p[1], p[2]));
         CheckResult {
+            point_a: point(r.point_a),
+            point_b: point(r.point_b),
             verdict: verdict_name(r.verdict),
             in_collision: r.in_collision,
             within_limits: r.within_limits,
@@ -261,17 +269,25 @@ impl Model {
         self.inner.margin()
     }
 
-    /// Checks one configuration at `margin` (metres, >= 0). ValueError for a wrong length,
-    /// a non-finite value, a bad margin.
+    /// Checks one configuration at `margin` (metres, >= 0); `witness=True` fills the
+    /// result's witness points. ValueError for a wrong length, a non-finite value, a bad
+    /// margin.
+    #[pyo3(signature = (q, margin, witness=false))]
     fn check(
         &self,
         py: Python<'_>,
         q: PyArrayLike1<'_, f64, AllowTypeChange>,
         margin: f64,
+        witness: bool,
     ) -> PyResult<CheckResult> {
         let q = self.q_vec(&q)?;
         let r = py
-            .detach(|| self.with_session(|s| s.check(&q, margin)))
+            .detach(|| {
+                self.with_session(|s| {
+                    s.set_witness(witness);
+                    s.check(&q, margin)
+                })
+            })
             .map_err(to_py)?;
         Ok(self.result(&r))
     }
@@ -346,11 +362,18 @@ impl Model {
     /// A session: its scratch and the coherent mode's cache. One per thread. `preset`:
     /// how `Session.check` checks, "precise" (no cache), "balanced" (the cache, the
     /// default) or "speed" (the cache and at most `budget` exact pair checks a call; may
-    /// answer "unknown"). ValueError for another name, or a budget without "speed".
-    #[pyo3(signature = (preset="balanced", budget=0))]
-    fn session(slf: &Bound<'_, Self>, preset: &str, budget: u32) -> PyResult<Session> {
+    /// answer "unknown"). `witness=True`: every check fills the result's witness points.
+    /// ValueError for another name, or a budget without "speed".
+    #[pyo3(signature = (preset="balanced", budget=0, witness=false))]
+    fn session(
+        slf: &Bound<'_, Self>,
+        preset: &str,
+        budget: u32,
+        witness: bool,
+    ) -> PyResult<Session> {
         let m = slf.get();
         let mut inner = CollideSession::new(m.inner.clone());
+        inner.set_witness(witness);
         let p = preset_named(preset)?;
         inner.set_preset(p, budget).map_err(to_py)?;
         Ok(Session {
