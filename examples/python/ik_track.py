@@ -8,7 +8,7 @@ between two in-limit poses), each joint by at most `--step` radians per step: th
 control-rate motion the coherent mode is for. Exits non-zero if balanced ever disagrees
 with precise, or speed says "free" where precise does not.
 
-    python examples/python/ik_track.py [--steps 500] [--margin 0.02] [--step 1e-3] [--budget 4]
+    python examples/python/ik_track.py [--steps 500] [--margin 0.02] [--step 1e-3] [--budget 16]
 """
 
 import argparse
@@ -81,7 +81,7 @@ def main():
     p.add_argument("--steps", type=int, default=500)
     p.add_argument("--margin", type=float, default=0.02)
     p.add_argument("--step", type=float, default=1e-3, help="largest joint step (rad)")
-    p.add_argument("--budget", type=int, default=4, help="the speed preset's exact checks per call")
+    p.add_argument("--budget", type=int, default=16, help="the speed preset's exact checks per call")
     p.add_argument("--quiet", action="store_true", help="only the summary lines")
     args = p.parse_args()
     for robot in ("franka_panda", "g1_29dof"):
