@@ -61,15 +61,20 @@ fn the_counter_counts() {
     assert!(n >= 1, "positive control: an allocation must be counted");
 }
 
-#[test]
-fn fk_and_check_do_not_allocate_and_are_deterministic() {
-    let models = [
+/// Every model kind the allocation tests run on.
+fn models() -> [(&'static str, Model); 5] {
+    [
         ("panda", panda()),
         ("humanoid29", humanoid29()),
         ("panda_tight152", panda_tight(152)),
         ("mixed_tight64", mixed_tight_arm(64, 0.01)),
         ("mixed_tight320", mixed_tight_arm(320, 0.0)),
-    ];
+    ]
+}
+
+#[test]
+fn fk_and_check_do_not_allocate_and_are_deterministic() {
+    let models = models();
     let mut rng = Rng(0x5eed_cafe_f00d_0001);
     for (name, m) in &models {
         let qs: Vec<Vec<f64>> = (0..2500).map(|_| random_q(m, &mut rng)).collect();
@@ -107,13 +112,7 @@ fn fk_and_check_do_not_allocate_and_are_deterministic() {
 /// pair, on every model kind: no allocation, and the same answer twice.
 #[test]
 fn pair_witness_does_not_allocate() {
-    let models = [
-        ("panda", panda()),
-        ("humanoid29", humanoid29()),
-        ("panda_tight152", panda_tight(152)),
-        ("mixed_tight64", mixed_tight_arm(64, 0.01)),
-        ("mixed_tight320", mixed_tight_arm(320, 0.0)),
-    ];
+    let models = models();
     let mut rng = Rng(0x5eed_cafe_f00d_0002);
     for (name, m) in &models {
         let qs: Vec<Vec<f64>> = (0..500).map(|_| random_q(m, &mut rng)).collect();

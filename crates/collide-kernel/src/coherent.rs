@@ -42,6 +42,7 @@
 
 use collide::kernel::vec3::{Iso, V3, cross, mul_mtv, norm, scale, sub};
 use collide::kernel::{CheckResult, JointKind, Model, Workspace};
+use std::collections::BinaryHeap;
 
 /// Subtracted from every stored pair value: far above the rounding of forward kinematics
 /// and of the distance routines (errors of order 1e-15 of the robot's size), far below any
@@ -429,8 +430,6 @@ pub struct Cache {
     prims: Vec<usize>,
     stats: CoherentStats,
 }
-
-use std::collections::BinaryHeap;
 
 impl Cache {
     pub fn new(c: &Coherence) -> Cache {
