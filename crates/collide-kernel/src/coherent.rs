@@ -611,18 +611,14 @@ impl Cache {
     }
 
     /// Runs the exact checks of `due[from..]` (see [`Cache::check_with`]).
-    #[allow(clippy::too_many_arguments)]
-    fn run_candidates(
-        &mut self,
-        c: &Coherence,
-        model: &Model,
-        ws: &mut Workspace,
-        q: &[f64],
-        margin: f64,
-        budget: Option<u32>,
-        from: usize,
-        pass: &mut Pass,
-    ) {
+    fn run_candidates(&mut self, call: &Call, ws: &mut Workspace, from: usize, pass: &mut Pass) {
+        let Call {
+            c,
+            model,
+            q,
+            margin,
+            budget,
+        } = *call;
         let mut placed = false;
         for k in from..self.due.len() {
             let (b, p32, _) = self.due[k];
@@ -753,7 +749,14 @@ impl Cache {
             rest.select_nth_unstable_by(b as usize, by);
             rest[..b as usize].sort_unstable_by(by);
         }
-        self.run_candidates(c, model, ws, q, margin, budget, 0, &mut pass);
+        let call = Call {
+            c,
+            model,
+            q,
+            margin,
+            budget,
+        };
+        self.run_candidates(&call, ws, 0, &mut pass);
         if !self.deeper.is_empty() {
             if pass.tripped {
                 // Above the least pair's distance, which moved by at most `W_p* · ΔT`.
@@ -776,7 +779,7 @@ impl Cache {
                         self.due[k].0 = if b.is_nan() { f64::NEG_INFINITY } else { b };
                     }
                 }
-                self.run_candidates(c, model, ws, q, margin, budget, from, &mut pass);
+                self.run_candidates(&call, ws, from, &mut pass);
             }
         }
         // Schedule every due pair for what comes next.
@@ -831,6 +834,16 @@ impl Cache {
         };
         Outcome { verdict, result }
     }
+}
+
+/// One call's inputs.
+#[derive(Clone, Copy)]
+struct Call<'a> {
+    c: &'a Coherence,
+    model: &'a Model,
+    q: &'a [f64],
+    margin: f64,
+    budget: Option<u32>,
 }
 
 /// One call's running state.
