@@ -24,7 +24,10 @@ so = sys.argv[2] if len(sys.argv) > 2 else str(ROOT / "target/release/libcollide
 class CResult(ctypes.Structure):
     _fields_ = [("in_collision", ctypes.c_bool), ("within_limits", ctypes.c_bool),
                 ("min_distance", ctypes.c_double), ("pair", ctypes.c_int64),
-                ("link_a", ctypes.c_int64), ("link_b", ctypes.c_int64)]
+                ("link_a", ctypes.c_int64), ("link_b", ctypes.c_int64),
+                # CollideResult's tail (include/collide.h): the verdict and the witness points.
+                ("verdict", ctypes.c_int), ("point_a", ctypes.c_double * 3),
+                ("point_b", ctypes.c_double * 3)]
 
 
 lib = ctypes.CDLL(so)
