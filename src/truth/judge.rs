@@ -123,7 +123,6 @@ pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgemen
     let margin = model.margin();
     struct PoseOut {
         verdict: PoseVerdict,
-        tripped: bool,
         trips: Vec<u32>,
         values: Vec<f64>,
         ns: u64,
@@ -150,9 +149,8 @@ pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgemen
                 min_distance: r.min_distance,
                 min_pair: r
                     .min_pair
-                    .and_then(|p| checked.iter().position(|&c| c == p)),
+                    .map(|(a, b)| index[a.min(b) * n + a.max(b)] as usize),
             },
-            tripped: r.tripped,
             trips,
             values,
             ns,
@@ -233,7 +231,7 @@ pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgemen
             if any_contact {
                 j.contact_poses += 1;
             }
-            if o.tripped {
+            if o.verdict.tripped {
                 j.refused += 1;
                 if !any_contact {
                     j.slop_only += 1;

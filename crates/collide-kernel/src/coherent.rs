@@ -68,6 +68,9 @@ pub struct Coherence {
     /// Per checked pair, `W_p = Σ` of its weights (rounded outward): `δ_p <= W_p · max_i
     /// |Δq_i|`, what the session's clock charges it.
     total: Vec<f64>,
+    /// The least positive `W_p`: queued clear pairs are at least
+    /// `margin + min_total · (at − T)` apart.
+    min_total: f64,
     /// Per dof: whether some pair's bound moves with it (the clock ignores the others: a
     /// floating base, joints between links no checked pair reaches).
     clocked: Vec<bool>,
@@ -194,6 +197,7 @@ impl Coherence {
             dof: Vec::new(),
             weight: Vec::new(),
             total: Vec::new(),
+            min_total: f64::INFINITY,
             clocked: vec![false; model.dof()],
             link_prim_start: Vec::new(),
             link_prims: Vec::new(),
@@ -243,6 +247,12 @@ impl Coherence {
                 .extend(model.primitive_indices(l).map(|k| k as u32));
         }
         c.link_prim_start.push(c.link_prims.len() as u32);
+        c.min_total = c
+            .total
+            .iter()
+            .copied()
+            .filter(|&w| w > 0.0)
+            .fold(f64::INFINITY, f64::min);
         c
     }
 
@@ -419,9 +429,6 @@ pub struct Cache {
     due: Vec<(f64, u32, Fate)>,
     /// Least bound of the pairs no joint moves (never due).
     still_floor: f64,
-    /// Least positive `W_p`: queued clear pairs are at least `margin + min_total · (at − T)`
-    /// apart.
-    min_total: f64,
     /// Partial forward kinematics: links posed / primitives placed this call.
     posed: Vec<u32>,
     placed: Vec<u32>,
@@ -449,12 +456,6 @@ impl Cache {
             next: Vec::with_capacity(n),
             due: Vec::with_capacity(n),
             still_floor: f64::INFINITY,
-            min_total: c
-                .total
-                .iter()
-                .copied()
-                .filter(|&w| w > 0.0)
-                .fold(f64::INFINITY, f64::min),
             posed: vec![0; n_links],
             placed: vec![0; n_links],
             generation: 0,
@@ -709,9 +710,7 @@ impl Cache {
         // `margin + W_p (at − T)` apart.
         let mut pass = Pass::new(self.still_floor);
         if let Some(top) = self.clear.peek() {
-            pass.min = pass
-                .min
-                .min(margin + self.min_total * (top.at - self.clock));
+            pass.min = pass.min.min(margin + c.min_total * (top.at - self.clock));
         }
         // Due pairs whose anchor still proves them clear with half their slack left are
         // queued again; the others are candidates for an exact check. The least pair is

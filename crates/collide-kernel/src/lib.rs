@@ -655,6 +655,24 @@ fn preset_of(preset: CollidePreset, budget: u32) -> Result<Preset, Failure> {
     }
 }
 
+/// `collide_check`: every pair at `margin`, and the witness points when asked.
+fn exact_check(
+    m: &CollideModel,
+    ws: &mut Workspace,
+    witness: bool,
+    q: &[f64],
+    margin: f64,
+) -> CollideResult {
+    let r = m
+        .model
+        .check_self_collision_with_margin(q, ws, margin, false);
+    let mut out = m.result(&r, q, None);
+    if witness {
+        m.witness(&mut out, ws, q, margin, true);
+    }
+    out
+}
+
 /// The session's preset at `q`: `Precise` is `collide_check`; the others go through the cache.
 fn coherent_check(
     m: &CollideModel,
@@ -666,16 +684,7 @@ fn coherent_check(
     margin: f64,
 ) -> CollideResult {
     let budget = match preset {
-        Preset::Precise => {
-            let r = m
-                .model
-                .check_self_collision_with_margin(q, ws, margin, false);
-            let mut out = m.result(&r, q, None);
-            if witness {
-                m.witness(&mut out, ws, q, margin, true);
-            }
-            return out;
-        }
+        Preset::Precise => return exact_check(m, ws, witness, q, margin),
         Preset::Balanced => None,
         Preset::Speed { budget } => Some(budget),
     };
@@ -769,13 +778,7 @@ pub unsafe extern "C" fn collide_check(
         // SAFETY: the caller gives `nq` doubles at `q`.
         let q = unsafe { joint_values(m, q, nq, None) }?;
         check_margin(margin, "margin")?;
-        let r = m
-            .model
-            .check_self_collision_with_margin(q, &mut s.ws, margin, false);
-        let mut out = m.result(&r, q, None);
-        if s.witness {
-            m.witness(&mut out, &mut s.ws, q, margin, true);
-        }
+        let out = exact_check(m, &mut s.ws, s.witness, q, margin);
         // SAFETY: checked non-null.
         unsafe { *result = out };
         Ok(())
@@ -1105,14 +1108,7 @@ impl CollideSession {
             // SAFETY: a slice of `q.len()` values.
             let q = unsafe { joint_values(m, q.as_ptr(), q.len(), None) }?;
             check_margin(margin, "margin")?;
-            let r = m
-                .model
-                .check_self_collision_with_margin(q, &mut self.ws, margin, false);
-            let mut out = m.result(&r, q, None);
-            if self.witness {
-                m.witness(&mut out, &mut self.ws, q, margin, true);
-            }
-            Ok(out)
+            Ok(exact_check(m, &mut self.ws, self.witness, q, margin))
         })
     }
 

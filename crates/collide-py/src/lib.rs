@@ -57,16 +57,24 @@ fn verdict_name(v: CollideVerdict) -> &'static str {
     }
 }
 
-/// A preset by name: "precise", "balanced" or "speed".
-fn preset_named(name: &str) -> PyResult<CollidePreset> {
-    match name {
-        "precise" => Ok(CollidePreset::Precise),
-        "balanced" => Ok(CollidePreset::Balanced),
-        "speed" => Ok(CollidePreset::Speed),
-        other => Err(PyValueError::new_err(format!(
-            "preset `{other}`: expected \"precise\", \"balanced\" or \"speed\""
-        ))),
-    }
+/// The presets by their Python names.
+const PRESETS: [(&str, CollidePreset); 3] = [
+    ("precise", CollidePreset::Precise),
+    ("balanced", CollidePreset::Balanced),
+    ("speed", CollidePreset::Speed),
+];
+
+/// A preset by name, with its name as a static string.
+fn preset_named(name: &str) -> PyResult<(&'static str, CollidePreset)> {
+    PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .copied()
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "preset `{name}`: expected \"precise\", \"balanced\" or \"speed\""
+            ))
+        })
 }
 
 /// The verdict of one configuration.
@@ -374,13 +382,13 @@ impl Model {
         let m = slf.get();
         let mut inner = CollideSession::new(m.inner.clone());
         inner.set_witness(witness);
-        let p = preset_named(preset)?;
+        let (name, p) = preset_named(preset)?;
         inner.set_preset(p, budget).map_err(to_py)?;
         Ok(Session {
             model: slf.clone().unbind(),
             inner,
             q: vec![0.0; m.perm.len()],
-            preset: (preset_name(p), budget),
+            preset: (name, budget),
         })
     }
 
@@ -403,14 +411,6 @@ struct Session {
     q: Vec<f64>,
     /// The preset's name and budget.
     preset: (&'static str, u32),
-}
-
-fn preset_name(p: CollidePreset) -> &'static str {
-    match p {
-        CollidePreset::Precise => "precise",
-        CollidePreset::Balanced => "balanced",
-        CollidePreset::Speed => "speed",
-    }
 }
 
 impl Session {
@@ -470,9 +470,9 @@ impl Session {
     /// Changes the preset (the cache is kept: its anchors hold whatever the preset).
     #[pyo3(signature = (preset, budget=0))]
     fn set_preset(&mut self, preset: &str, budget: u32) -> PyResult<()> {
-        let p = preset_named(preset)?;
+        let (name, p) = preset_named(preset)?;
         self.inner.set_preset(p, budget).map_err(to_py)?;
-        self.preset = (preset_name(p), budget);
+        self.preset = (name, budget);
         Ok(())
     }
 
