@@ -194,7 +194,7 @@ fn print_refinement(lowered: &Lowered) {
     let pct = |n: usize| 100.0 * n as f64 / r.poses.max(1) as f64;
     let kept = |k: Option<f64>| k.map_or("-".to_string(), |k| format!("{:.1} %", 100.0 * k));
     crate::outln!(
-        "\nrefinement on {} free poses ({} rays from rest and {} seeded poses, seed {}) against the meshes: refused free {:.1} % -> {:.1} %, reach kept {} -> {}, slop-only {:.1} % -> {:.1} %, refused {:.1} % -> {:.1} %, kernel {:.1} -> {:.1} µs (estimated; budget {} µs), {} step(s); stopped: {}",
+        "\nrefinement on {} free poses ({} rays from rest and {} seeded poses, seed {}) against the meshes: refused free {:.1} % -> {:.1} %, reach kept {} -> {}, rest trips {} -> {}, slop-only {:.1} % -> {:.1} %, refused {:.1} % -> {:.1} %, {} step(s); stopped: {}",
         r.after.free_poses,
         crate::lower::refine::REFINE_RAYS,
         r.poses,
@@ -203,35 +203,72 @@ fn print_refinement(lowered: &Lowered) {
         r.after.refused_free_pct(),
         kept(r.before.reach_kept),
         kept(r.after.reach_kept),
+        r.before.rest_slop.len(),
+        r.after.rest_slop.len(),
         pct(r.before.slop_only),
         pct(r.after.slop_only),
         pct(r.before.refused),
         pct(r.after.refused),
-        r.before.cost_us,
-        r.after.cost_us,
-        r.budget_us,
         r.steps.len(),
         r.stopped
     );
+    crate::outln!(
+        "kernel on the free poses: {:.1} -> {:.1} µs median, p99 {:.1} µs (estimated; budget {} µs; measured here {:.1} µs); on all seeded poses {:.1} µs estimated, {:.1} µs measured",
+        r.before.cost.median_us,
+        r.after.cost.median_us,
+        r.after.cost.p99_us,
+        r.budget_us,
+        r.shown.measured_free_us,
+        r.shown.estimated_all_us,
+        r.shown.measured_all_us,
+    );
+    if let Some(start) = &r.start {
+        crate::outln!("  {start}");
+    }
     for (i, s) in r.steps.iter().enumerate() {
         let links: Vec<String> = s
             .links
             .iter()
-            .map(|(name, level, _)| match level {
-                crate::lower::refine::Level::Rule => format!("{name} (fit rule)"),
-                crate::lower::refine::Level::Pieces(1) => format!("{name} (hull)"),
-                crate::lower::refine::Level::Pieces(n) => format!("{name} (<= {n} pieces)"),
-            })
+            .map(|(name, level, _)| format!("{name} ({})", level.describe()))
             .collect();
+        let why = s.links.first().map_or("", |l| l.2.as_str());
         crate::outln!(
-            "  step {}: {}; refused free {:.1} %, reach kept {}, {:.1} µs (measured {:.1})",
+            "  step {}: {}; refused free {:.1} %, reach kept {}, rest trips {}, {:.1} µs ({why})",
             i + 1,
             links.join(", "),
             s.after.refused_free_pct(),
             kept(s.after.reach_kept),
-            s.after.cost_us,
-            s.after.measured_us
+            s.after.rest_slop.len(),
+            s.after.cost.median_us,
         );
+    }
+    if !r.unsettled.is_empty() {
+        crate::outln!(
+            "\nstill tripping ({} pair(s)); raise `--budget-us` to buy a change, or exempt a contact by design with an `allow:` row:",
+            r.unsettled.len()
+        );
+        let mut t = Table::new(&["pair", "at rest mm", "free poses", "cheapest change that clears it", "µs with it"]);
+        for u in &r.unsettled {
+            let (change, cost) = match &u.clearing {
+                Some((links, cost)) => (
+                    links
+                        .iter()
+                        .map(|(n, l)| format!("{n} {}", l.describe()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    format!("{cost:.1}"),
+                ),
+                None => ("none: the finest geometry does not clear it".into(), "-".into()),
+            };
+            t.row(vec![
+                format!("{}/{}", u.pair.0, u.pair.1),
+                u.at_rest.map_or("-".into(), |v| format!("{:.1}", v * 1e3)),
+                u.free_trips.to_string(),
+                change,
+                cost,
+            ]);
+        }
+        crate::outln!("{}", t.render());
     }
 }
 

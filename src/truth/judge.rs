@@ -74,6 +74,37 @@ pub fn judge(model: &Model, contacts: &MeshContacts) -> Result<Judgement, String
     Ok(judge_all(model, &[contacts])?.remove(0))
 }
 
+/// The kernel's time on each of `poses` (kernel dof order): one `check_self_collision`
+/// call a pose, timed twice and the lesser kept (a pre-emption lands in some calls, rarely
+/// in both). Parallel over poses, as the judge's own timing.
+pub fn time_poses(model: &Model, poses: &[Vec<f64>]) -> Timing {
+    use rayon::prelude::*;
+    let mut ns: Vec<u64> = poses
+        .par_iter()
+        .map_init(
+            || model.workspace(),
+            |ws, q| {
+                let t = Instant::now();
+                model.check_self_collision(q, ws, false);
+                let first = t.elapsed().as_nanos() as u64;
+                let t = Instant::now();
+                model.check_self_collision(q, ws, false);
+                first.min(t.elapsed().as_nanos() as u64)
+            },
+        )
+        .collect();
+    ns.sort_unstable();
+    timing_of(&ns)
+}
+
+fn timing_of(sorted_ns: &[u64]) -> Timing {
+    Timing {
+        median_us: percentile(sorted_ns, 0.5),
+        p99_us: percentile(sorted_ns, 0.99),
+        max_us: sorted_ns.last().map_or(0.0, |&x| x as f64 / 1e3),
+    }
+}
+
 fn percentile(sorted: &[u64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -158,11 +189,7 @@ pub fn judge_all(model: &Model, truths: &[&MeshContacts]) -> Result<Vec<Judgemen
     });
     let mut ns: Vec<u64> = outs.iter().map(|o| o.ns).collect();
     ns.sort_unstable();
-    let timing = Timing {
-        median_us: percentile(&ns, 0.5),
-        p99_us: percentile(&ns, 0.99),
-        max_us: ns.last().map_or(0.0, |&x| x as f64 / 1e3),
-    };
+    let timing = timing_of(&ns);
     let mut out = Vec::with_capacity(truths.len());
     let mut tripped_pair = vec![false; checked.len()];
     let mut touching_pair = vec![false; checked.len()];

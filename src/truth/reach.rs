@@ -12,6 +12,7 @@
 //! robot go as far as the meshes do; rays that start in contact are left out). The same
 //! figures as `shared/tools/meshcheck/reach_check.py`, which shares no code with this.
 
+use super::contacts::MeshContacts;
 use super::mesh::MeshTruth;
 use super::poses::{PoseScratch, uniform_q};
 use crate::kernel::Model;
@@ -249,4 +250,28 @@ pub fn judge_rays(model: &Model, contacts: &RayContacts) -> Result<FreeSpace, St
         pair_free_trips,
         per_ray,
     })
+}
+
+/// The free poses of a measure, where a controller operates: the steps of every ray
+/// before its first mesh contact (ray by ray), then the uniform poses of `contacts` where
+/// no pair `model` checks has touching meshes (pose order). What every cost figure is
+/// taken over (`lower`'s budget, `sweep`, the report).
+pub fn free_poses(model: &Model, rays: &RayContacts, contacts: &MeshContacts) -> Vec<Vec<f64>> {
+    let mut out = Vec::with_capacity(rays.free_poses() + contacts.poses);
+    for (r, &t) in rays.t_truth.iter().enumerate() {
+        for k in 0..t.min(rays.rays.steps + 1) {
+            let mut q = vec![0.0; model.dof()];
+            rays.rays.pose(model, r, k, &mut q);
+            out.push(q);
+        }
+    }
+    let checked = super::contacts::normalized_pairs(model.checked_pairs(), model.n_links());
+    for (i, touching) in contacts.contacts.iter().enumerate() {
+        if touching.iter().all(|p| checked.binary_search(p).is_err()) {
+            let mut q = vec![0.0; model.dof()];
+            uniform_q(model, contacts.seed, i as u64, &mut q);
+            out.push(q);
+        }
+    }
+    out
 }

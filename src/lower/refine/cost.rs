@@ -1,0 +1,78 @@
+//! The refinement's price of a kernel: deterministic, from the kernel's own counters, on
+//! the free poses (where a controller calls the check and stops at its first trip).
+
+use crate::kernel::Model;
+use rayon::prelude::*;
+
+/// Estimated µs per `check_self_collision` over a set of poses.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Cost {
+    pub median_us: f64,
+    pub p99_us: f64,
+}
+
+/// Deterministic price of one `check_self_collision`, from the kernel's own
+/// counters (`CheckStats`: link pairs, primitive pairs, narrow phases, GJK
+/// steps and the hull vertices they scanned). Prices fitted (non-negative
+/// least squares on relative error, per pose) to 3000 timed poses (best of five)
+/// of each of the fleet's manifests on this project's machine
+/// (`examples/pose_dump.rs`), then raised 15 %: a typical call (`examples/
+/// cost_calibration.rs`, best of two, the figure docs/benchmarks.md reports) runs
+/// 4-17 % above the best of five on the large robots. Refitted 2026-12-04; checked
+/// against the measured median on free poses by `examples/cost_calibration.rs`
+/// (docs/benchmarks.md).
+pub struct CostModel;
+
+impl CostModel {
+    const PER_LINK_NS: f64 = 53.0;
+    const PER_CHECKED_PAIR_NS: f64 = 2.8;
+    const PER_PRIM_PAIR_NS: f64 = 3.8;
+    const PER_NARROW_NS: f64 = 12.0;
+    const PER_TIGHT_NARROW_NS: f64 = 71.0;
+    const PER_SCANNED_VERTEX_NS: f64 = 0.23;
+    const PER_GJK_STEP_NS: f64 = 71.0;
+
+    /// Estimated ns of one check of `q`, from the counters it leaves in `ws`.
+    pub fn pose_ns(model: &Model, q: &[f64], ws: &mut crate::kernel::Workspace) -> f64 {
+        model.check_self_collision(q, ws, false);
+        let s = ws.stats();
+        Self::PER_LINK_NS * model.n_links() as f64
+            + Self::PER_CHECKED_PAIR_NS * model.checked_pairs().len() as f64
+            + Self::PER_PRIM_PAIR_NS * s.prim_pairs as f64
+            + Self::PER_NARROW_NS * (s.narrow - s.narrow_tight) as f64
+            + Self::PER_TIGHT_NARROW_NS * s.narrow_tight as f64
+            + Self::PER_SCANNED_VERTEX_NS * s.scanned_vertices as f64
+            + Self::PER_GJK_STEP_NS * s.gjk_steps as f64
+    }
+
+    /// Estimated median and p99 µs per configuration over `poses` (kernel dof order);
+    /// zero without poses. The same on any thread count.
+    pub fn over(model: &Model, poses: &[Vec<f64>]) -> Cost {
+        let mut ns: Vec<f64> = poses
+            .par_iter()
+            .map_init(|| model.workspace(), |ws, q| Self::pose_ns(model, q, ws))
+            .collect();
+        if ns.is_empty() {
+            return Cost::default();
+        }
+        ns.sort_by(f64::total_cmp);
+        let at = |p: f64| ns[((p * ns.len() as f64).ceil() as usize).clamp(1, ns.len()) - 1] / 1e3;
+        Cost {
+            median_us: ns[(ns.len() - 1) / 2] / 1e3,
+            p99_us: at(0.99),
+        }
+    }
+
+    /// Estimated median µs per configuration over `poses` seeded uniform poses (the
+    /// all-pose figure shown beside the free-pose one).
+    pub fn median_us(model: &Model, poses: usize, seed: u64) -> f64 {
+        let qs: Vec<Vec<f64>> = (0..poses)
+            .map(|i| {
+                let mut q = vec![0.0; model.dof()];
+                crate::truth::poses::uniform_q(model, seed, i as u64, &mut q);
+                q
+            })
+            .collect();
+        Self::over(model, &qs).median_us
+    }
+}

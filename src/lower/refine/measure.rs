@@ -1,0 +1,332 @@
+//! What the refinement measures a geometry by: the mesh truth's contacts on its seeded
+//! poses and rays (computed once), and per trial the kernel's verdicts on them, its trips
+//! at rest, and its estimated cost on the free poses.
+
+use super::cost::{Cost, CostModel};
+use super::{FAR_M, REFINE_RAY_SEED, REFINE_RAYS, REFINE_STEPS, RefineOptions};
+use crate::error::{Error, Result};
+use crate::geom::mesh::TriMesh;
+use crate::manifest::kernel::{LoadedKernel, load_kernel};
+use crate::manifest::{AcmEntry, Manifest};
+use crate::model::LinkPair;
+use crate::truth::contacts::{MeshContacts, mesh_contacts_with_progress};
+use crate::truth::judge::{Judgement, judge, time_poses};
+use crate::truth::mesh::MeshTruth;
+use crate::truth::poses::{for_each_pose, placements};
+use crate::truth::reach::{FreeSpace, RayContacts, Rays, free_poses, judge_rays, ray_contacts};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A checked pair that trips at the rest pose while its meshes are apart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RestTrip {
+    pub pair: (String, String),
+    /// The kernel's value for it at rest (m; at or below the margin).
+    pub value: f64,
+}
+
+/// What one state of the geometry measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    pub refused: usize,
+    pub slop_only: usize,
+    pub false_stops: usize,
+    pub missed: usize,
+    /// Estimated µs per configuration on the free poses (median, p99): what the budget
+    /// is checked on.
+    pub cost: Cost,
+    /// Checked pairs tripping at rest while their meshes are apart, by name.
+    pub rest_slop: Vec<RestTrip>,
+    /// Free poses (no checked pair's meshes touch) on the refinement's rays and among its
+    /// uniform poses, and those the kernel refuses.
+    pub free_poses: usize,
+    pub refused_free: usize,
+    /// Per checked pair (names), the free poses it trips on; pairs with none left out.
+    pub free_trips: BTreeMap<(String, String), usize>,
+    /// Mean reach kept over the refinement's rays (`None` when none starts free).
+    pub reach_kept: Option<f64>,
+}
+
+impl Measured {
+    /// The refused share of the free poses, percent (0 without free poses).
+    pub fn refused_free_pct(&self) -> f64 {
+        100.0 * self.refused_free as f64 / self.free_poses.max(1) as f64
+    }
+
+    /// What the refinement lowers, most important first: the pairs that trip at rest while
+    /// their meshes are apart (each refuses every free pose), the refused free poses, the
+    /// slop-only poses, the false stops.
+    pub fn objective(&self) -> (usize, usize, usize, usize) {
+        (
+            self.rest_slop.len(),
+            self.refused_free,
+            self.slop_only,
+            self.false_stops,
+        )
+    }
+}
+
+/// The kernel's figures beside the estimate, taken once at the end (timed, so shown and
+/// never decided on).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Shown {
+    /// Measured median µs on the free poses.
+    pub measured_free_us: f64,
+    /// Estimated and measured median µs on the uniform poses (most of them in contact on
+    /// a humanoid): the second figure.
+    pub estimated_all_us: f64,
+    pub measured_all_us: f64,
+}
+
+pub(super) struct Judge<'a> {
+    pub contacts: MeshContacts,
+    pub rays: RayContacts,
+    /// Link pairs never within [`FAR_M`] on any refinement pose under the starting
+    /// geometry: `acm regenerate` will almost surely exempt them (`never`), and the kernel
+    /// then skips them, so the cost estimate does too.
+    far: Vec<(usize, usize)>,
+    /// Link pairs (kernel indices) whose meshes touch at rest.
+    rest_touching: BTreeSet<(usize, usize)>,
+    pub rest_q: Vec<f64>,
+    /// The free poses (rays' free steps, then free uniform poses): where cost is taken.
+    free_qs: Vec<Vec<f64>>,
+    options: &'a RefineOptions,
+}
+
+/// The refinement's ACM: adjacent pairs (as `acm regenerate` exempts them) and
+/// the user's exemptions (the config's `allow:` list). [`Judge::new`] adds the pairs whose
+/// meshes touch on every pose.
+fn refine_acm(m: &Manifest, user: &[(String, String)]) -> Result<Vec<AcmEntry>> {
+    let mut open = m.clone();
+    open.acm.clear();
+    let k = load_kernel(&open)?;
+    let tree = crate::acm::adjacency::LinkTree::of_model(&k.model);
+    let mut rows: Vec<AcmEntry> = tree
+        .adjacent_pairs()
+        .into_iter()
+        .map(|(a, b, _)| AcmEntry {
+            a: k.link_names[a].clone(),
+            b: k.link_names[b].clone(),
+            reason: "adjacent".into(),
+            proof: String::new(),
+        })
+        .collect();
+    rows.extend(user.iter().map(|(a, b)| AcmEntry {
+        a: a.clone(),
+        b: b.clone(),
+        reason: "user".into(),
+        proof: String::new(),
+    }));
+    Ok(rows)
+}
+
+impl<'a> Judge<'a> {
+    /// The truth's side of the measure, once per robot: the draft manifest (with the
+    /// refinement's ACM) and its kernel come back with it.
+    pub fn new(
+        manifest: &Manifest,
+        user: &[(String, String)],
+        truths: &BTreeMap<String, TriMesh>,
+        options: &'a RefineOptions,
+    ) -> Result<(Judge<'a>, Manifest, LoadedKernel)> {
+        let mut draft = manifest.clone();
+        draft.acm = refine_acm(manifest, user)?;
+        let k = load_kernel(&draft)?;
+        let truth = MeshTruth::new(&k.link_names, truths).with_margin(manifest.margin_m);
+        let pairs = k.model.checked_pairs().to_vec();
+        let progress = crate::progress::bar(options.poses as u64, "mesh truth");
+        let contacts = mesh_contacts_with_progress(
+            &k.model,
+            &truth,
+            &pairs,
+            options.poses,
+            options.seed,
+            &progress,
+        );
+        progress.finish_and_clear();
+        // Pairs whose meshes touch on every pose are what `acm regenerate` exempts as
+        // `always` when it can prove it, and otherwise a contact no geometry can clear:
+        // refining their links would buy nothing, so the refinement leaves them out.
+        let mut touches = BTreeMap::new();
+        for pose in &contacts.contacts {
+            for &(a, b) in pose {
+                *touches.entry((a as usize, b as usize)).or_insert(0usize) += 1;
+            }
+        }
+        let always_touching: Vec<(usize, usize)> = pairs
+            .iter()
+            .copied()
+            .filter(|p| options.poses > 0 && touches.get(p) == Some(&options.poses))
+            .collect();
+        for &(a, b) in &always_touching {
+            draft.acm.push(AcmEntry {
+                a: k.link_names[a].clone(),
+                b: k.link_names[b].clone(),
+                reason: "always".into(),
+                proof: "meshes touch on every refinement pose".into(),
+            });
+        }
+        let k = if always_touching.is_empty() {
+            k
+        } else {
+            load_kernel(&draft)?
+        };
+        let pairs = k.model.checked_pairs().to_vec();
+        let rest_q = k.q_from(&manifest.rest_pose.q);
+        let mut ws = k.model.workspace();
+        k.model.fk(&rest_q, &mut ws);
+        let place = placements(&ws, k.model.n_links());
+        let rest_touching = pairs
+            .iter()
+            .copied()
+            .filter(|&(a, b)| truth.touching(a, &place[a], b, &place[b]))
+            .collect();
+        // Each checked pair's least kernel value over the poses (lower bounds).
+        let least = for_each_pose(&k.model, options.seed, options.poses, |p, _| {
+            k.model.check_self_collision(&p.q, &mut p.ws, true);
+            p.ws.pair_distances().to_vec()
+        })
+        .into_iter()
+        .fold(vec![f64::INFINITY; pairs.len()], |a, b| {
+            a.iter().zip(&b).map(|(x, y)| x.min(*y)).collect()
+        });
+        let far = pairs
+            .iter()
+            .zip(&least)
+            .filter(|(_, d)| **d > FAR_M)
+            .map(|(p, _)| *p)
+            .collect();
+        let progress = crate::progress::bar(REFINE_RAYS as u64, "free-space rays");
+        let rays = ray_contacts(
+            &k.model,
+            &truth,
+            &pairs,
+            Rays {
+                rays: REFINE_RAYS,
+                steps: REFINE_STEPS,
+                seed: REFINE_RAY_SEED,
+                rest_q: rest_q.clone(),
+            },
+        );
+        progress.finish_and_clear();
+        let free_qs = free_poses(&k.model, &rays, &contacts);
+        let judge = Judge {
+            contacts,
+            rays,
+            far,
+            rest_touching,
+            rest_q,
+            free_qs,
+            options,
+        };
+        Ok((judge, draft, k))
+    }
+
+    /// `k` without the pairs left out of the cost (see `far`).
+    fn costed(&self, k: &LoadedKernel) -> Result<crate::kernel::Model> {
+        let mut acm = k.model.acm().clone();
+        for &(a, b) in &self.far {
+            acm.allow(a, b);
+        }
+        k.model.clone().with_acm(acm).map_err(Error::check)
+    }
+
+    /// The estimated cost of `k` on the free poses.
+    pub fn cost(&self, k: &LoadedKernel) -> Result<Cost> {
+        Ok(CostModel::over(&self.costed(k)?, &self.free_qs))
+    }
+
+    /// The kernel's value at rest for checked pair `(a, b)` (kernel link indices), or
+    /// `None` when `k` does not check it.
+    pub fn rest_value(&self, k: &LoadedKernel, a: usize, b: usize) -> Option<f64> {
+        let index = k
+            .model
+            .checked_pairs()
+            .iter()
+            .position(|&(x, y)| (x.min(y), x.max(y)) == (a.min(b), a.max(b)))?;
+        let mut ws = k.model.workspace();
+        k.model.fk(&self.rest_q, &mut ws);
+        Some(k.model.pair_distance(index, &mut ws))
+    }
+
+    pub fn measure(&self, k: &LoadedKernel) -> Result<(Measured, Judgement, FreeSpace)> {
+        let j = judge(&k.model, &self.contacts)
+            .map_err(|e| Error::check(format!("refinement: {e}")))?;
+        let free = judge_rays(&k.model, &self.rays)
+            .map_err(|e| Error::check(format!("refinement: {e}")))?;
+        let mut ws = k.model.workspace();
+        k.model.check_self_collision(&self.rest_q, &mut ws, true);
+        let margin = k.model.margin();
+        let names = |a: usize, b: usize| -> (String, String) {
+            LinkPair::new(&k.link_names[a], &k.link_names[b]).into()
+        };
+        let mut rest_slop: Vec<RestTrip> = k
+            .model
+            .checked_pairs()
+            .iter()
+            .zip(ws.pair_distances())
+            .filter(|(p, d)| (d.is_nan() || **d <= margin) && !self.rest_touching.contains(p))
+            .map(|(&(a, b), &value)| RestTrip {
+                pair: names(a, b),
+                value,
+            })
+            .collect();
+        rest_slop.sort_by(|x, y| x.pair.cmp(&y.pair));
+        let free_trips = j
+            .pairs
+            .iter()
+            .zip(&free.pair_free_trips)
+            .map(|(p, r)| (names(p.a, p.b), p.slop_stops + r))
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        let m = Measured {
+            refused: j.refused,
+            slop_only: j.slop_only,
+            false_stops: j.false_stops,
+            missed: j.missed,
+            cost: self.cost(k)?,
+            rest_slop,
+            free_poses: free.free_poses + (j.poses - j.contact_poses),
+            refused_free: free.refused_free + j.slop_only,
+            free_trips,
+            reach_kept: free.reach_kept,
+        };
+        Ok((m, j, free))
+    }
+
+    /// The figures shown beside the estimate (timed: never decided on).
+    pub fn shown(&self, k: &LoadedKernel) -> Result<Shown> {
+        let model = self.costed(k)?;
+        let all: Vec<Vec<f64>> = (0..self.options.poses)
+            .map(|i| {
+                let mut q = vec![0.0; model.dof()];
+                crate::truth::poses::uniform_q(&model, self.options.seed, i as u64, &mut q);
+                q
+            })
+            .collect();
+        Ok(Shown {
+            measured_free_us: time_poses(&model, &self.free_qs).median_us,
+            estimated_all_us: CostModel::over(&model, &all).median_us,
+            measured_all_us: time_poses(&model, &all).median_us,
+        })
+    }
+
+    /// Why there is nothing to measure: the meshes of some checked pair touch at the rest
+    /// pose, so no ray has a free pose and no uniform pose is free either.
+    pub fn no_free_poses(&self, k: &LoadedKernel) -> String {
+        let at_rest: Vec<String> = self
+            .rays
+            .rest_contacts
+            .iter()
+            .take(4)
+            .map(|&(a, b)| format!("{}/{}", k.link_names[a as usize], k.link_names[b as usize]))
+            .collect();
+        if at_rest.is_empty() {
+            "no free pose to judge on: the meshes of some checked pair touch on every pose".into()
+        } else {
+            format!(
+                "no free pose to judge on, nothing refined: the meshes touch at the rest pose ({}); a contact by design needs an `allow:` row (`collide init` lists the candidates), otherwise choose a rest pose where the meshes are apart",
+                at_rest.join(", ")
+            )
+        }
+    }
+}
