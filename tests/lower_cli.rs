@@ -309,13 +309,15 @@ fn a_refined_link_and_its_mirror_image_get_the_same_geometry() {
     let m = collide::manifest::parse_manifest(Path::new("mirror_arms"), &text).unwrap();
     let link = |n: &str| m.links.iter().find(|l| l.name == n).unwrap();
     let (left, right) = (link("left_arm"), link("right_arm"));
-    assert_eq!(
-        left.fit.reason,
-        "pair left_arm/post: trips at rest, meshes apart"
+    assert!(
+        left.fit.reason.starts_with("pair left_arm/post: trips at rest (")
+            && left.fit.reason.ends_with("mm), meshes apart"),
+        "{}",
+        left.fit.reason
     );
     assert_eq!(
         right.fit.reason,
-        "mirror of left_arm; pair left_arm/post: trips at rest, meshes apart"
+        format!("mirror of left_arm; {}", left.fit.reason)
     );
     assert_eq!(left.fit.choice, right.fit.choice);
     assert_eq!(left.fit.choice.as_str(), "tight_box");
@@ -369,4 +371,86 @@ fn the_decomposition_keeps_out_a_neighbour_that_comes_near_only_away_from_rest()
     assert!(pieces("lower=\"-0.7\"") >= 2);
     // The ball stops 0.15 m short of the slab's edge: one hull.
     assert_eq!(pieces("lower=\"-0.15\""), 1);
+}
+
+/// The refinement's step lines (`  step N: LINKS; ... (WHY)`), from a `lower` run's output.
+fn steps(stdout: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter(|l| l.starts_with("  step "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A pair that trips at rest while its meshes are apart refuses every free pose: it is settled
+/// before a pair that trips on more free poses, with the cheapest change that clears it
+/// (tests/robots/rest_first: an L-shaped arm whose hull holds a post at rest needs two
+/// pieces, no more; a slab whose hull holds a sliding ball away from rest comes after).
+#[test]
+fn a_rest_trip_is_settled_first_with_the_cheapest_change_that_clears_it() {
+    let (_dir, config) = ScratchRobot::folder("rest_first").build();
+    let out = common::collide_ok(&["lower", path_str(&config), "--write"]);
+    let steps = steps(&out.stdout);
+    assert!(
+        steps[0].contains(": arm (<= 2 pieces);")
+            && steps[0].contains("(pair arm/post: trips at rest ("),
+        "{steps:#?}"
+    );
+    assert!(
+        steps[1..]
+            .iter()
+            .any(|s| s.contains("slab (") && s.contains("pair ball/slab: trips on")),
+        "{steps:#?}"
+    );
+    let text = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
+    let m = collide::manifest::parse_manifest(Path::new("rest_first"), &text).unwrap();
+    let arm = m.links.iter().find(|l| l.name == "arm").unwrap();
+    assert_eq!(arm.primitives.len(), 2, "the cheapest clearing change");
+    assert!(m.rest_pose.clear);
+    let verified = run(&["verify", path_str(&config.with_file_name("manifest.yaml"))]);
+    assert!(verified.status.success());
+}
+
+/// Where box + hull on every link is the answer (tests/robots/all_tight: two coaxial cans 5 mm
+/// apart, whose capsules overlap at rest; a can is convex, so no decomposition does better),
+/// the refinement starts from all-tight and ends with its geometry: no worse than all-tight.
+#[test]
+fn where_all_tight_is_the_answer_the_refinement_ends_with_it() {
+    let (_dir, config) = ScratchRobot::folder("all_tight").build();
+    let refined = lower_write(&config);
+    let (_dir2, config2) = ScratchRobot::folder("all_tight").build();
+    common::collide_ok(&[
+        "lower",
+        path_str(&config2),
+        "--tight-link",
+        "all",
+        "--no-refine",
+        "--write",
+        "-q",
+    ]);
+    let all_tight = std::fs::read_to_string(config2.with_file_name("manifest.yaml")).unwrap();
+    let parse = |t: &str| collide::manifest::parse_manifest(Path::new("all_tight"), t).unwrap();
+    let (r, a) = (parse(&refined), parse(&all_tight));
+    assert!(r.rest_pose.clear);
+    for (lr, la) in r.links.iter().zip(&a.links) {
+        assert_eq!(lr.name, la.name);
+        assert_eq!(lr.primitives, la.primitives, "{}", lr.name);
+        assert!(lr.fit.reason.starts_with("start: all-tight"), "{}", lr.fit.reason);
+    }
+}
+
+/// Links that mirror each other get the same kind and piece count even when only one side
+/// has a neighbour to keep out (tests/robots/mirror_grooves: a ball slides along the left
+/// slab's shallow groove; the right slab, its mirror image, has nothing near it). Each side's
+/// decomposition keeps out the other side's points, mirrored into its own frame.
+#[test]
+fn mirrored_links_get_equal_kinds_and_piece_counts() {
+    let (_dir, config) = ScratchRobot::folder("mirror_grooves").build();
+    let text = lower_write(&config);
+    let m = collide::manifest::parse_manifest(Path::new("mirror_grooves"), &text).unwrap();
+    let link = |n: &str| m.links.iter().find(|l| l.name == n).unwrap();
+    let (left, right) = (link("left_slab"), link("right_slab"));
+    assert_eq!(left.fit.choice, right.fit.choice);
+    assert!(left.primitives.len() >= 2, "the left slab is cut");
+    assert_eq!(left.primitives.len(), right.primitives.len());
 }

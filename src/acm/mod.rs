@@ -287,7 +287,7 @@ impl<'k> PairDecider<'k> {
                 .any(|p| matches!(p, Primitive::Tight(_)))
         };
         let both_tight = is_tight(a) && is_tight(b);
-        let (verdict, truth_search) = self.verdict(ws, pi, a, b, both_tight);
+        let (verdict, truth_search) = self.verdict(ws, pi, a, b);
         let primitive_always = match verdict {
             Verdict::Reaches { .. } | Verdict::Unproven { .. } if !both_tight => {
                 self.primitive_always(ws, a, b, &verdict)
@@ -310,7 +310,6 @@ impl<'k> PairDecider<'k> {
         pi: usize,
         a: usize,
         b: usize,
-        both_tight: bool,
     ) -> (Verdict, Option<String>) {
         let model = &self.k.model;
         let links = model.links();
@@ -335,9 +334,9 @@ impl<'k> PairDecider<'k> {
                 None,
             );
         }
-        // Two refined links are re-asked of their hulls by the kernel: never exempt them as always.
-        if !both_tight
-            && let Some(proof) = self.fixed_point_always(&self.probe, ws, a, b, &chain)
+        // Proven on the real meshes, so whatever the primitives: two tight links whose meshes
+        // overlap everywhere would trip at every configuration.
+        if let Some(proof) = self.fixed_point_always(&self.probe, ws, a, b, &chain)
             && !self.meshes_apart_somewhere(ws, a, b)
         {
             return (Verdict::Always(proof), None);
@@ -374,10 +373,8 @@ impl<'k> PairDecider<'k> {
                     }
                 }
                 // Overlapping where first met: perhaps everywhere, through joints with no common
-                // fixed point. Same rule as above for two refined links.
-                let truth_search = if both_tight {
-                    None
-                } else if overlap.is_none() {
+                // fixed point.
+                let truth_search = if overlap.is_none() {
                     Some("no shared point of the parts where the kernel first met them, nor at the deepest seeded pose".to_string())
                 } else {
                     match self.moving_always(&self.probe, ws, a, b, &chain, self.budget) {

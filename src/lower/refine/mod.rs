@@ -425,6 +425,8 @@ impl Refiner<'_> {
             };
         }
         self.accept(trial, m);
+        // The start is reported on its own, not as a step.
+        self.steps.pop();
         Ok(Some(why))
     }
 
@@ -446,7 +448,7 @@ impl Refiner<'_> {
             let (a, b) = &trip.pair;
             let (ia, ib) = (self.k.link_index[a], self.k.link_index[b]);
             let why = format!(
-                "pair {a}/{b}: trips at rest ({:.1} mm) while the meshes are apart",
+                "pair {a}/{b}: trips at rest ({:.1} mm), meshes apart",
                 trip.value * 1e3
             );
             let margin = self.k.model.margin();
@@ -528,9 +530,17 @@ impl Refiner<'_> {
                     "pair {a}/{b}: trips on {} of the free poses",
                     percent(trips, self.current.free_poses)
                 );
+                // The next rung, past the rungs that gained nothing alone (a hull that
+                // still holds the neighbour in its concavity: the pieces may not).
                 let up = |n: &String| {
-                    let level = self.plans.get(n)?.level.next()?;
-                    self.raise(n, level, &why)
+                    let mut level = self.plans.get(n)?.level.next()?;
+                    loop {
+                        let alone = self.with_mirrors(vec![self.raise(n, level, &why)?]);
+                        if self.rejected.get(&change_key(&alone)) != Some(&Rejected::NoGain) {
+                            return self.raise(n, level, &why);
+                        }
+                        level = level.next()?;
+                    }
                 };
                 let mut any = false;
                 for change in [
