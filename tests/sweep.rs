@@ -238,7 +238,8 @@ fn the_human_table_names_every_set() {
         "single-capsule",
         "fit",
         "all-tight",
-        "median µs",
+        "kernel µs free median",
+        "all-pose median",
         "slop-only",
     ] {
         assert!(text.contains(set), "{set} missing from\n{text}");

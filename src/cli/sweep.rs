@@ -62,7 +62,8 @@ pub fn run(args: SweepArgs) -> Result<i32> {
     } else {
         crate::out!("{}", render::summary(&report));
         crate::outln!(
-            "\nkernel time per configuration (check_self_collision alone, {} poses; sweep took {:.2} s: mesh truth {:.2} s, hull truth {:.2} s, kernel {:.2} s):",
+            "\nkernel time per configuration (check_self_collision alone; free: the {} free poses of the rays and the uniform poses; all-pose: the {} uniform poses; sweep took {:.2} s: mesh truth {:.2} s, hull truth {:.2} s, kernel {:.2} s):",
+            report.sets.first().map_or(0, |s| s.free.free_poses()),
             report.poses,
             report.elapsed_s,
             report.mesh_s,

@@ -407,6 +407,11 @@ pub struct SetReport {
     pub rest: Rest,
     /// Free space, the headline figure.
     pub free: FreeReport,
+    /// The kernel's time per configuration on the free poses (the rays' free steps and the
+    /// free uniform poses: where a controller calls it), the headline cost.
+    pub free_timing: Timing,
+    /// The same on every uniform pose (on a humanoid most of them in contact): the second
+    /// figure.
     pub timing: Timing,
 }
 
@@ -650,15 +655,17 @@ impl Prepared {
                 rest_q: fit.q_from(&self.manifest.rest_pose.q),
             },
         );
-        let free: Vec<FreeReport> = self
+        let free_qs = reach::free_poses(&fit.model, &ray_contacts, &mesh);
+        let free: Vec<(FreeReport, Timing)> = self
             .sets
             .iter()
             .zip(&judged)
             .map(|(s, j)| {
                 let f = reach::judge_rays(&s.kernel.model, &ray_contacts)
                     .expect("every set checks the fit's pairs (checked in prepare)");
+                let free_timing = judge::time_poses(&s.kernel.model, &free_qs);
                 let names = &fit.link_names;
-                FreeReport {
+                let report = FreeReport {
                     rays: f.rays,
                     steps: f.steps,
                     ray_seed: rays.seed,
@@ -678,7 +685,8 @@ impl Prepared {
                         .iter()
                         .map(|&(a, b)| (names[a as usize].clone(), names[b as usize].clone()))
                         .collect(),
-                }
+                };
+                (report, free_timing)
             })
             .collect();
         let elapsed_s = started.elapsed().as_secs_f64();
@@ -726,7 +734,7 @@ impl Prepared {
         mesh: &MeshContacts,
         hull: &MeshContacts,
         hull_details: &[HullPose],
-        judged: Vec<(Vec<Judgement>, FreeReport)>,
+        judged: Vec<(Vec<Judgement>, (FreeReport, Timing))>,
         poses: usize,
         seed: u64,
     ) -> SweepReport {
@@ -779,7 +787,7 @@ impl Prepared {
             .sort_by(|x, y| y.2.cmp(&x.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
         let mut missed_list = Vec::new();
         let mut sets = Vec::new();
-        for (s, (j, free)) in self.sets.iter().zip(judged) {
+        for (s, (j, (free, free_timing))) in self.sets.iter().zip(judged) {
             let (primitives, kinds) = kind_counts(&s.manifest);
             for (truth, jt) in [(Truth::Mesh, &j[0]), (Truth::Hull, &j[1])] {
                 for &(pose, k, kernel_m) in &jt.missed_at {
@@ -820,6 +828,7 @@ impl Prepared {
                     contacts,
                 },
                 free,
+                free_timing,
                 timing: j[0].timing,
             });
         }
