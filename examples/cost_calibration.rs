@@ -1,50 +1,97 @@
-//! Prints, per manifest, the kernel's median counters and measured median µs on
-//! 3000 seeded poses: the data `lower::refine::CostModel`'s prices are fitted to.
-//! `cargo run --release --example cost_calibration -- robots/*/manifest.yaml`
+//! The refinement's cost model against the measured kernel, where the robot operates: per
+//! manifest, on the free poses of `collide sweep`'s measure (200 rays x 24 steps from the rest
+//! pose and 3000 seeded poses, the ones where no checked pair's meshes touch), the estimated
+//! median (`lower::refine::CostModel`) and the measured median (each pose timed five times, the
+//! least kept), and their ratio. `--dump FILE` also writes one line per free pose, the
+//! counters the prices are fitted to (non-negative least squares on relative error,
+//! scripts/fit-cost-model.py) and the measured ns:
+//! `robot links checked_pairs prim_pairs narrow narrow_tight scanned_vertices gjk_steps ns`.
+//! `cargo run --release --example cost_calibration -- [--dump FILE] robots/*/manifest.yaml`
 
+use collide::io::robot::ReadOptions;
 use collide::lower::refine::CostModel;
-use collide::manifest::kernel::load_kernel;
-use collide::manifest::load_manifest;
-use collide::truth::poses::uniform_q;
+use collide::truth::contacts::mesh_contacts;
+use collide::truth::reach::{self, Rays, free_poses, ray_contacts};
+use std::io::Write;
 use std::time::Instant;
 
 fn main() {
-    for path in std::env::args().skip(1) {
-        let m = load_manifest(std::path::Path::new(&path)).expect("manifest");
-        let k = load_kernel(&m).expect("kernel");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut dump = None;
+    if let Some(i) = args.iter().position(|a| a == "--dump") {
+        dump = Some(std::fs::File::create(&args[i + 1]).expect("dump file"));
+        args.drain(i..=i + 1);
+    }
+    println!("manifest\tfree poses\testimated median us\tmeasured median us\testimate / measured");
+    for path in args {
+        let prepared = collide::sweep::prepare(
+            std::path::Path::new(&path),
+            &[],
+            &ReadOptions {
+                mesh_limits: collide::io::mesh::MeshLimits {
+                    max_triangles: collide::io::mesh::DEFAULT_MAX_TRIANGLES,
+                },
+                max_total_triangles: 50_000_000,
+                ..Default::default()
+            },
+        )
+        .expect("manifest");
+        let k = prepared.fit_kernel();
         let model = &k.model;
+        let pairs = model.checked_pairs().to_vec();
+        let contacts = mesh_contacts(
+            model,
+            &prepared.mesh_truth,
+            &pairs,
+            collide::sweep::DEFAULT_POSES,
+            collide::sweep::DEFAULT_SEED,
+        );
+        let rays = ray_contacts(
+            model,
+            &prepared.mesh_truth,
+            &pairs,
+            Rays {
+                rays: reach::DEFAULT_RAYS,
+                steps: reach::DEFAULT_STEPS,
+                seed: reach::DEFAULT_SEED,
+                rest_q: k.q_from(&prepared.manifest.rest_pose.q),
+            },
+        );
+        let free = free_poses(model, &rays, &contacts);
         let mut ws = model.workspace();
-        let mut q = vec![0.0; model.dof()];
-        let (mut pp, mut nn, mut nt, mut nv, mut ni, mut ns) =
-            (vec![], vec![], vec![], vec![], vec![], vec![]);
-        for i in 0..3000u64 {
-            uniform_q(model, 20260924, i, &mut q);
-            let t = Instant::now();
-            model.check_self_collision(&q, &mut ws, true);
-            let a = t.elapsed().as_nanos() as f64;
-            let t = Instant::now();
-            model.check_self_collision(&q, &mut ws, true);
-            ns.push(a.min(t.elapsed().as_nanos() as f64));
-            let s = ws.stats();
-            pp.push(s.prim_pairs as f64);
-            nn.push((s.narrow - s.narrow_tight) as f64);
-            nt.push(s.narrow_tight as f64);
-            nv.push(s.scanned_vertices as f64);
-            ni.push(s.gjk_steps as f64);
+        let mut measured = Vec::with_capacity(free.len());
+        for q in &free {
+            let mut best = u128::MAX;
+            for _ in 0..5 {
+                let t = Instant::now();
+                model.check_self_collision(q, &mut ws, false);
+                best = best.min(t.elapsed().as_nanos());
+            }
+            measured.push(best as f64);
+            if let Some(f) = dump.as_mut() {
+                let s = ws.stats();
+                writeln!(
+                    f,
+                    "{} {} {} {} {} {} {} {} {best}",
+                    prepared.manifest.robot,
+                    model.n_links(),
+                    pairs.len(),
+                    s.prim_pairs,
+                    s.narrow - s.narrow_tight,
+                    s.narrow_tight,
+                    s.scanned_vertices,
+                    s.gjk_steps,
+                )
+                .expect("dump");
+            }
         }
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        ns.sort_by(f64::total_cmp);
+        measured.sort_by(f64::total_cmp);
+        let median = measured.get((measured.len().max(1) - 1) / 2).copied().unwrap_or(0.0) / 1e3;
+        let estimate = CostModel::over(model, &free).median_us;
         println!(
-            "{path}\tlinks {}\tchecked_pairs {}\tprim_pairs {:.1}\tnarrow {:.1}\ttight {:.1}\ttight_vertices {:.1}\tgjk_steps {:.1}\tmeasured_median_us {:.2}\testimate_us {:.2}",
-            model.n_links(),
-            model.checked_pairs().len(),
-            mean(&pp),
-            mean(&nn),
-            mean(&nt),
-            mean(&nv),
-            mean(&ni),
-            ns[1500] / 1e3,
-            CostModel::median_us(model, 3000, 20260924)
+            "{path}\t{}\t{estimate:.2}\t{median:.2}\t{:.2}",
+            free.len(),
+            estimate / median.max(1e-9)
         );
     }
 }

@@ -507,6 +507,56 @@ impl Refiner<'_> {
         }
     }
 
+    /// Gives back what refined links cost where nothing needs them: each link above the fit
+    /// rule (with its mirror) that is in no pair still tripping goes back to the fit rule
+    /// when the objective stays as good and the cost falls. An all-tight start puts a hull
+    /// on links that never come near anything; the budget they hold can settle a rest trip.
+    /// Returns whether any link went back.
+    fn relax(&mut self) -> Result<bool> {
+        let tripping: BTreeSet<String> = self
+            .current
+            .rest_slop
+            .iter()
+            .map(|t| &t.pair)
+            .chain(self.current.free_trips.keys())
+            .flat_map(|(a, b)| [a.clone(), b.clone()])
+            .collect();
+        let candidates: Vec<String> = self
+            .plans
+            .iter()
+            .filter(|(n, p)| !p.locked && p.level > Level::Rule && !tripping.contains(*n))
+            .map(|(n, _)| n.clone())
+            .collect();
+        let mut any = false;
+        for name in candidates {
+            if self.plans[&name].level == Level::Rule {
+                continue;
+            }
+            let change = self.with_mirrors(vec![(name.clone(), Level::Rule, "fit rule".into())]);
+            if change
+                .iter()
+                .any(|(n, ..)| n != &name && tripping.contains(n))
+            {
+                continue;
+            }
+            let key = change_key(&change);
+            if self.rejected.contains_key(&key) {
+                continue;
+            }
+            let trial = self.build(&change)?;
+            let (m, ..) = self.judge.measure(&trial.kernel)?;
+            if m.objective() <= self.current.objective()
+                && m.cost.median_us < self.current.cost.median_us
+            {
+                self.accept(trial, m);
+                any = true;
+            } else {
+                self.rejected.insert(key, Rejected::NoGain);
+            }
+        }
+        Ok(any)
+    }
+
     /// Free-pose steps: each takes the change that removes the most refused free poses
     /// per µs it adds. Returns why it stopped.
     fn free_steps(&mut self) -> Result<String> {
@@ -696,7 +746,11 @@ pub fn refine(
         (None, r.judge.no_free_poses(&r.k), Vec::new())
     } else {
         let start = r.choose_start()?;
-        let unsettled = r.settle_rest()?;
+        let mut unsettled = r.settle_rest()?;
+        // What the budget could not buy may fit once the links nothing needs give theirs back.
+        if !unsettled.is_empty() && r.relax()? {
+            unsettled = r.settle_rest()?;
+        }
         let stopped = r.free_steps()?;
         (start, stopped, r.price_unsettled(unsettled)?)
     };
