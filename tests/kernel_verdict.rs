@@ -58,7 +58,10 @@ fn verdict_is_the_full_checks_on_the_panda_g1_and_tiago() {
         // Both outcomes occur, so the comparison is not vacuous (TIAGo's committed geometry
         // trips at rest: it is free only at a negative margin).
         assert!(tripped.iter().any(|&t| t > 0), "{robot}: nothing trips");
-        assert!(tripped.iter().any(|&t| t < 1000), "{robot}: everything trips");
+        assert!(
+            tripped.iter().any(|&t| t < 1000),
+            "{robot}: everything trips"
+        );
     }
 }
 

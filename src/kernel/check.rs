@@ -399,7 +399,9 @@ impl Model {
         let mut stats = CheckStats::default();
         let warm = ws.warm_start;
         let (placed, witness, _) = ws.split();
-        self.pair_value(pair, &placed, witness, warm, threshold, ceiling, None, &mut stats)
+        self.pair_value(
+            pair, &placed, witness, warm, threshold, ceiling, None, &mut stats,
+        )
     }
 
     /// The value of checked pair `pi`: the minimum over its primitive pairs. `ceiling`: the

@@ -26,16 +26,22 @@ fn stats(mut t: Vec<f64>) -> (f64, f64) {
 fn main() {
     let robots: Vec<String> = std::env::args().skip(1).collect();
     let robots = if robots.is_empty() {
-        ["franka_panda", "g1_29dof", "tiago", "pr2"].map(String::from).to_vec()
+        ["franka_panda", "g1_29dof", "tiago", "pr2"]
+            .map(String::from)
+            .to_vec()
     } else {
         robots
     };
-    println!("| robot | poses in collision | full check median / p99 (µs) | verdict-only median / p99 (µs) | full / verdict, in collision (µs, medians) | full / verdict, free (µs, medians) |");
+    println!(
+        "| robot | poses in collision | full check median / p99 (µs) | verdict-only median / p99 (µs) | full / verdict, in collision (µs, medians) | full / verdict, free (µs, medians) |"
+    );
     println!("|---|---:|---:|---:|---:|---:|");
     for robot in robots {
         let path = format!("robots/{robot}/manifest.yaml");
         let manifest = collide::manifest::load_manifest(std::path::Path::new(&path)).unwrap();
-        let direct = collide::manifest::kernel::load_kernel(&manifest).unwrap().model;
+        let direct = collide::manifest::kernel::load_kernel(&manifest)
+            .unwrap()
+            .model;
         let c = CString::new(path.clone()).unwrap();
         let mut model = std::ptr::null();
         assert_eq!(

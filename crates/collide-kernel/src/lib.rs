@@ -1176,10 +1176,16 @@ impl CollideModel {
         out: &mut [CollideResult],
         threads: usize,
     ) -> Result<(), Error> {
-        self.rust_batch("check_batch", "collide_check_batch: ", q, out, |q, n, nq, o| {
-            // SAFETY: `q` holds `n * nq` values and `o` at least `n` results.
-            unsafe { collide_check_batch(self, q, n, nq, margin, o, threads) }
-        })
+        self.rust_batch(
+            "check_batch",
+            "collide_check_batch: ",
+            q,
+            out,
+            |q, n, nq, o| {
+                // SAFETY: `q` holds `n * nq` values and `o` at least `n` results.
+                unsafe { collide_check_batch(self, q, n, nq, margin, o, threads) }
+            },
+        )
     }
 
     /// `collide_check_verdict_batch` on `q`, `n` rows of `dof()` values, into `out[..n]`.
@@ -1191,10 +1197,16 @@ impl CollideModel {
         threads: usize,
     ) -> Result<(), Error> {
         let what = "check_verdict_batch";
-        self.rust_batch(what, "collide_check_verdict_batch: ", q, out, |q, n, nq, o| {
-            // SAFETY: `q` holds `n * nq` values and `o` at least `n` results.
-            unsafe { collide_check_verdict_batch(self, q, n, nq, margin, o, threads) }
-        })
+        self.rust_batch(
+            what,
+            "collide_check_verdict_batch: ",
+            q,
+            out,
+            |q, n, nq, o| {
+                // SAFETY: `q` holds `n * nq` values and `o` at least `n` results.
+                unsafe { collide_check_verdict_batch(self, q, n, nq, margin, o, threads) }
+            },
+        )
     }
 
     /// A batch entry point on slices: whole rows, room in `out`, and the C call's message
@@ -1224,7 +1236,10 @@ impl CollideModel {
                 Ok(())
             } else {
                 let msg = last_error_string();
-                Err(Failure(st, msg.strip_prefix(prefix).unwrap_or(&msg).to_string()))
+                Err(Failure(
+                    st,
+                    msg.strip_prefix(prefix).unwrap_or(&msg).to_string(),
+                ))
             }
         })
     }

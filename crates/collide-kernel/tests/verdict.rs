@@ -8,20 +8,10 @@
 use collide::manifest::kernel::load_kernel;
 use collide::truth::poses::uniform_q;
 use collide_kernel::*;
+mod common;
+use common::{last_error, load, manifest};
 use std::collections::BTreeSet;
-use std::ffi::{CStr, CString};
-use std::path::{Path, PathBuf};
 use std::ptr;
-
-fn manifest(robot: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../robots/{robot}/manifest.yaml"))
-}
-
-fn last_error() -> String {
-    unsafe { CStr::from_ptr(collide_last_error()) }
-        .to_string_lossy()
-        .into_owned()
-}
 
 /// A result no call writes: a call that did not write would be caught.
 const UNWRITTEN: CollideVerdictResult = CollideVerdictResult {
@@ -34,17 +24,8 @@ const UNWRITTEN: CollideVerdictResult = CollideVerdictResult {
 
 fn agrees(robot: &str) {
     let path = manifest(robot);
-    let c = CString::new(path.to_str().unwrap()).unwrap();
-    let mut model = ptr::null();
-    assert_eq!(
-        unsafe { collide_model_load(c.as_ptr(), &mut model) },
-        CollideStatus::Ok
-    );
-    let mut session = ptr::null_mut();
-    assert_eq!(
-        unsafe { collide_session_new(model, &mut session) },
-        CollideStatus::Ok
-    );
+    let loaded = load(&path);
+    let (model, session) = (loaded.model, loaded.session);
     let base = load_kernel(&collide::manifest::load_manifest(&path).unwrap())
         .unwrap()
         .model;
@@ -120,10 +101,6 @@ fn agrees(robot: &str) {
     if robot != "tiago" {
         assert!(free > 0, "{robot}: no free pose");
     }
-    unsafe {
-        collide_session_free(session);
-        collide_model_free(model);
-    }
 }
 
 #[test]
@@ -151,17 +128,8 @@ fn refused(st: CollideStatus, expect: &str) {
 #[test]
 fn bad_input_is_a_status_and_a_message() {
     let path = manifest("franka_panda");
-    let c = CString::new(path.to_str().unwrap()).unwrap();
-    let mut model = ptr::null();
-    assert_eq!(
-        unsafe { collide_model_load(c.as_ptr(), &mut model) },
-        CollideStatus::Ok
-    );
-    let mut s = ptr::null_mut();
-    assert_eq!(
-        unsafe { collide_session_new(model, &mut s) },
-        CollideStatus::Ok
-    );
+    let loaded = load(&path);
+    let (model, s) = (loaded.model, loaded.session);
     let n = unsafe { collide_model_joint_count(model) };
     let mut q = vec![0.0; n];
     let mut r = UNWRITTEN;
@@ -170,7 +138,11 @@ fn bad_input_is_a_status_and_a_message() {
             collide_check_verdict(s, q.as_ptr(), n - 1, 0.0, &mut r),
             &format!("collide_check_verdict: q has {} values", n - 1),
         );
-        assert_eq!(r, CollideVerdictResult::EMPTY, "a failed call leaves an empty result");
+        assert_eq!(
+            r,
+            CollideVerdictResult::EMPTY,
+            "a failed call leaves an empty result"
+        );
         q[2] = f64::NAN;
         refused(
             collide_check_verdict(s, q.as_ptr(), n, 0.0, &mut r),
@@ -226,8 +198,6 @@ fn bad_input_is_a_status_and_a_message() {
             CollideStatus::Ok
         );
         assert_ne!(r, UNWRITTEN);
-        collide_session_free(s);
-        collide_model_free(model);
     }
     // The Rust API: the same refusals, as errors.
     let m = CollideModel::open(&path).unwrap();
@@ -243,5 +213,8 @@ fn bad_input_is_a_status_and_a_message() {
     let e = m
         .check_verdict_batch(&vec![0.0; 2 * n], -1.0, &mut [UNWRITTEN; 2], 1)
         .unwrap_err();
-    assert_eq!(e.message, "check_verdict_batch: margin is -1, expected a finite number >= 0 (metres)");
+    assert_eq!(
+        e.message,
+        "check_verdict_batch: margin is -1, expected a finite number >= 0 (metres)"
+    );
 }

@@ -154,6 +154,9 @@ impl VerdictResult {
     }
 }
 
+/// `check_verdict_batch`'s arrays: in_collision, pair.
+type VerdictBatchOut<'py> = (Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<i64>>);
+
 /// `check_batch`'s arrays: in_collision, min_distance, pair.
 type BatchOut<'py> = (
     Bound<'py, PyArray1<bool>>,
@@ -218,7 +221,10 @@ impl Model {
     }
 
     /// The rows of Q (n, dof) in the kernel's order, flat: (n, values).
-    fn kernel_rows(&self, q: &PyArrayLike2<'_, f64, AllowTypeChange>) -> PyResult<(usize, Vec<f64>)> {
+    fn kernel_rows(
+        &self,
+        q: &PyArrayLike2<'_, f64, AllowTypeChange>,
+    ) -> PyResult<(usize, Vec<f64>)> {
         let view = q.as_array();
         let (n, cols) = view.dim();
         let dof = self.perm.len();
@@ -421,7 +427,7 @@ impl Model {
         q: PyArrayLike2<'py, f64, AllowTypeChange>,
         margin: f64,
         threads: usize,
-    ) -> PyResult<(Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<i64>>)> {
+    ) -> PyResult<VerdictBatchOut<'py>> {
         let (n, flat) = self.kernel_rows(&q)?;
         let inner = self.inner.clone();
         let out = py
