@@ -108,6 +108,28 @@ fn fk_and_check_do_not_allocate_and_are_deterministic() {
     }
 }
 
+/// The verdict-only check: no allocation, the same verdicts twice, on every model kind.
+#[test]
+fn verdict_does_not_allocate_and_is_deterministic() {
+    let models = models();
+    let mut rng = Rng(0x5eed_cafe_f00d_0003);
+    for (name, m) in &models {
+        let qs: Vec<Vec<f64>> = (0..1000).map(|_| random_q(m, &mut rng)).collect();
+        let mut ws = m.workspace();
+        let mut runs = [Vec::with_capacity(qs.len()), Vec::with_capacity(qs.len())];
+        for out in &mut runs {
+            let (_, allocs) = counted(|| {
+                for q in &qs {
+                    out.push(m.check_verdict(q, &mut ws, m.margin()));
+                }
+            });
+            assert_eq!(allocs, 0, "{name}: check_verdict allocated {allocs} times");
+        }
+        assert_eq!(runs[0], runs[1], "{name}: not deterministic");
+        assert!(runs[0].iter().any(|v| v.tripped), "{name}: nothing trips");
+    }
+}
+
 /// `pair_witness` on every pair within 5 cm (overlapping ones included) and on the minimum
 /// pair, on every model kind: no allocation, and the same answer twice.
 #[test]

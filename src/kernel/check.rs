@@ -107,6 +107,16 @@ pub struct CheckResult {
     pub min_pair: Option<(usize, usize)>,
 }
 
+/// Result of [`Model::check_verdict`]: the full check's verdict, without its distances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VerdictResult {
+    /// Some checked pair's value is `<= margin` (or NaN): [`CheckResult::tripped`].
+    pub tripped: bool,
+    /// The first tripping pair in [`Model::checked_pairs`] order:
+    /// [`CheckResult::first_tripping_pair`].
+    pub first_tripping_pair: Option<(usize, usize)>,
+}
+
 /// Preallocated buffers for [`Model::fk`] and [`Model::check_self_collision`]. Make one per
 /// model (and per thread) with [`Model::workspace`].
 #[derive(Clone, Debug)]
@@ -178,6 +188,17 @@ impl Workspace {
 
     pub fn stats(&self) -> CheckStats {
         self.stats
+    }
+
+    /// The placed poses, the witnesses and the pair values, borrowed apart for the pair loop.
+    fn split(&mut self) -> (Placed<'_>, &mut [Witness], &mut [f64]) {
+        let placed = Placed {
+            link_pose: &self.link_pose,
+            world: &self.world,
+            sphere_c: &self.sphere_c,
+            link_sphere_c: &self.link_sphere_c,
+        };
+        (placed, &mut self.witness, &mut self.pair_dist)
     }
 }
 
@@ -264,21 +285,7 @@ impl Model {
             min_pair: None,
         };
         let warm = ws.warm_start;
-        let Workspace {
-            link_pose,
-            world,
-            sphere_c,
-            link_sphere_c,
-            pair_dist,
-            witness,
-            ..
-        } = ws;
-        let placed = Placed {
-            link_pose,
-            world,
-            sphere_c,
-            link_sphere_c,
-        };
+        let (placed, witness, pair_dist) = ws.split();
         for (pi, &(la, lb)) in self.checked_pairs().iter().enumerate() {
             // Without every pair's value, only the minimum is reported: an overlapping
             // pair's depth bound need not go below it (see `Model::pair_value`).
@@ -287,7 +294,9 @@ impl Model {
             } else {
                 res.min_distance
             };
-            let d = self.pair_value(pi, &placed, witness, warm, threshold, ceiling, &mut stats);
+            let d = self.pair_value(
+                pi, &placed, witness, warm, threshold, ceiling, None, &mut stats,
+            );
             if want_all_pairs {
                 pair_dist[pi] = d;
             }
@@ -298,6 +307,65 @@ impl Model {
             if (d.is_nan() && !res.min_distance.is_nan()) || d < res.min_distance {
                 res.min_distance = d;
                 res.min_pair = Some((la, lb));
+            }
+        }
+        ws.stats = stats;
+        res
+    }
+
+    /// Forward kinematics then the verdict-only check at `margin`: exactly the verdict and
+    /// first tripping pair of [`Model::check_self_collision_with_margin`] at the same
+    /// `margin`, with no least distance and no penetration depth. It stops at the first
+    /// checked pair at or below `margin`, and inside that pair at its first primitive pair
+    /// that is; with `margin >= 0` an overlap decides at once (its value is `<= 0`), so the
+    /// expanding polytope never runs. What a sampling planner needs: a tripping pose costs
+    /// about what a free one does. No allocation.
+    ///
+    /// Why the verdict is the full check's: before the full check's first trip, every
+    /// ceiling it hands a narrow phase is above `margin`, and a depth bound stopped at a
+    /// ceiling `c` is `>= c` and at most the bound run to the end; so each pair value it
+    /// computes is `<= margin` exactly when the unstopped one is. The verdict-only check
+    /// stops the depth bound at `-∞` (overlap decides) or, for a negative `margin`, just
+    /// above `margin`, which by the same argument decides each pair the same way.
+    ///
+    /// Panics when `q.len() != self.dof()` or `ws` belongs to another model.
+    pub fn check_verdict(&self, q: &[f64], ws: &mut Workspace, margin: f64) -> VerdictResult {
+        self.fk(q, ws);
+        self.check_placed_verdict(ws, margin)
+    }
+
+    /// [`Model::check_verdict`] on the poses already in `ws` (after [`Model::fk`]).
+    pub fn check_placed_verdict(&self, ws: &mut Workspace, margin: f64) -> VerdictResult {
+        ws.assert_fits(self);
+        let threshold = margin + self.refine_band();
+        // In overlap a value is <= 0: with margin >= 0 no depth is owed (ceiling -inf).
+        let ceiling = if margin >= 0.0 {
+            f64::NEG_INFINITY
+        } else {
+            margin.next_up()
+        };
+        let mut stats = CheckStats::default();
+        let warm = ws.warm_start;
+        let (placed, witness, _) = ws.split();
+        let mut res = VerdictResult {
+            tripped: false,
+            first_tripping_pair: None,
+        };
+        for (pi, &pair) in self.checked_pairs().iter().enumerate() {
+            let d = self.pair_value(
+                pi,
+                &placed,
+                witness,
+                warm,
+                threshold,
+                ceiling,
+                Some(margin),
+                &mut stats,
+            );
+            if d.is_nan() || d <= margin {
+                res.tripped = true;
+                res.first_tripping_pair = Some(pair);
+                break;
             }
         }
         ws.stats = stats;
@@ -330,21 +398,10 @@ impl Model {
         let threshold = margin + self.refine_band();
         let mut stats = CheckStats::default();
         let warm = ws.warm_start;
-        let Workspace {
-            link_pose,
-            world,
-            sphere_c,
-            link_sphere_c,
-            witness,
-            ..
-        } = ws;
-        let placed = Placed {
-            link_pose,
-            world,
-            sphere_c,
-            link_sphere_c,
-        };
-        self.pair_value(pair, &placed, witness, warm, threshold, ceiling, &mut stats)
+        let (placed, witness, _) = ws.split();
+        self.pair_value(
+            pair, &placed, witness, warm, threshold, ceiling, None, &mut stats,
+        )
     }
 
     /// The value of checked pair `pi`: the minimum over its primitive pairs. `ceiling`: the
@@ -352,6 +409,9 @@ impl Model {
     /// bound (the expanding polytope) stops once it reaches `min(ceiling, running minimum)`:
     /// a value at or above that cannot lower the minimum, and one below it is computed in
     /// full, so the minimum is the same as without the stop.
+    ///
+    /// `stop`: the verdict-only check's margin: the loop ends at the first primitive pair
+    /// that brings the value to or below it (the pair trips whatever the rest give).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn pair_value(
@@ -362,6 +422,7 @@ impl Model {
         warm: bool,
         threshold: f64,
         ceiling: f64,
+        stop: Option<f64>,
         stats: &mut CheckStats,
     ) -> f64 {
         let Placed {
@@ -426,7 +487,7 @@ impl Model {
             if v.is_nan() || v < d {
                 d = v;
             }
-            if d.is_nan() {
+            if d.is_nan() || stop.is_some_and(|m| d <= m) {
                 break;
             }
         }

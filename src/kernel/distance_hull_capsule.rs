@@ -79,10 +79,16 @@ pub fn tight_capsule_within(
     };
     // The core's signed distance is at least stage 1 plus the radius; its bound matters up
     // to the ceiling plus the radius (plus a few ulps, so that a bound stopped there still
-    // gives a value at or above the ceiling after the radius is taken off).
+    // gives a value at or above the ceiling after the radius is taken off). An infinite
+    // ceiling stays as it is (`-∞`: no depth is owed, see `Model::check_verdict`).
+    let lifted = if ceiling.is_finite() {
+        ceiling + c.radius + 4.0 * f64::EPSILON * (ceiling.abs() + c.radius)
+    } else {
+        ceiling
+    };
     let limits = DepthLimits {
         floor: s1 + c.radius,
-        ceiling: ceiling + c.radius + 4.0 * f64::EPSILON * (ceiling.abs() + c.radius),
+        ceiling: lifted,
     };
     let g = gjk_in_hull_frame_depth(&t.hull, &t.hull.segment_to_local(&seg), seed, warm, limits);
     Staged {

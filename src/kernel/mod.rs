@@ -39,7 +39,7 @@ pub mod support_table;
 pub mod vec3;
 pub mod witness;
 
-pub use check::{CheckResult, CheckStats, Workspace};
+pub use check::{CheckResult, CheckStats, VerdictResult, Workspace};
 pub use model::{
     Acm, BoxShape, Joint, JointKind, Link, MAX_HULL_VERTICES, Mimic, Model, Primitive,
     TightGeometry,

@@ -99,6 +99,26 @@ typedef struct {
   double point_b[3];
 } CollideResult;
 
+// The verdict-only check's answer for one configuration, written by
+// `collide_check_verdict` and `collide_check_verdict_batch`: `collide_check`'s verdict
+// without its distances.
+typedef struct {
+  // A checked pair is at or below `margin`: exactly `collide_check`'s `in_collision`.
+  bool in_collision;
+  // Every joint value is within its limits (as in `CollideResult`).
+  bool within_limits;
+  // Index (as in `collide_model_pair_links`) of the first checked pair, in pair order,
+  // at or below `margin`: the pair the check stopped at. -1 when free. Not necessarily
+  // the least pair `collide_check` reports (that needs every pair's distance).
+  int64_t pair;
+  // Link index of that pair's first link (`collide_model_link_name`); -1 with no pair.
+  int64_t link_a;
+  // Link index of that pair's second link; -1 with no pair.
+  int64_t link_b;
+} CollideVerdictResult;
+// No verdict yet: what a failed call leaves in `*result`.
+#define CollideVerdictResult_EMPTY (CollideVerdictResult){ .in_collision = false, .within_limits = false, .pair = -1, .link_a = -1, .link_b = -1 }
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -205,6 +225,22 @@ CollideStatus collide_check(CollideSession *session,
                             double margin,
                             CollideResult *result);
 
+// The verdict-only check: `collide_check`'s verdict (`in_collision`) at `margin`, exactly,
+// without the least distance or any penetration depth. It stops at the first checked
+// pair, in pair order, at or below `margin` and reports it (`pair`, `link_a`, `link_b`);
+// an overlapping pair decides at once. What a sampling planner needs: a pose in collision
+// costs about what a free one does, where `collide_check` pays for the depth of every
+// overlapping pair that could be the least. The witness setting and the cache of the
+// session are not used.
+//
+// `q`, `nq`, `margin` as in `collide_check`. Writes `*result` on success (and a result with
+// `pair = -1` on failure). Allocates nothing on success.
+CollideStatus collide_check_verdict(CollideSession *session,
+                                    const double *q,
+                                    size_t nq,
+                                    double margin,
+                                    CollideVerdictResult *result);
+
 // `collide_check` with the session's cache (its preset, `collide_session_set_preset`;
 // balanced by default): the same contract, cheaper on smooth motion.
 //
@@ -258,6 +294,17 @@ CollideStatus collide_check_batch(const CollideModel *model,
                                   double margin,
                                   CollideResult *out,
                                   size_t threads);
+
+// `collide_check_verdict` on `n` configurations, as `collide_check_batch` (the same
+// arguments, validation and threads) into `out[0..n]`: each row exactly what
+// `collide_check_verdict` gives for it, whatever `threads`.
+CollideStatus collide_check_verdict_batch(const CollideModel *model,
+                                          const double *q,
+                                          size_t n,
+                                          size_t nq,
+                                          double margin,
+                                          CollideVerdictResult *out,
+                                          size_t threads);
 
 // The message of the last call on this thread that did not return `COLLIDE_STATUS_OK`:
 // what failed and why, for a human. Successful calls leave it as it was. An empty string

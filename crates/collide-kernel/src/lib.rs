@@ -108,6 +108,43 @@ pub struct CollideResult {
     pub point_b: [f64; 3],
 }
 
+/// The verdict-only check's answer for one configuration, written by
+/// `collide_check_verdict` and `collide_check_verdict_batch`: `collide_check`'s verdict
+/// without its distances.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CollideVerdictResult {
+    /// A checked pair is at or below `margin`: exactly `collide_check`'s `in_collision`.
+    pub in_collision: bool,
+    /// Every joint value is within its limits (as in `CollideResult`).
+    pub within_limits: bool,
+    /// Index (as in `collide_model_pair_links`) of the first checked pair, in pair order,
+    /// at or below `margin`: the pair the check stopped at. -1 when free. Not necessarily
+    /// the least pair `collide_check` reports (that needs every pair's distance).
+    pub pair: i64,
+    /// Link index of that pair's first link (`collide_model_link_name`); -1 with no pair.
+    pub link_a: i64,
+    /// Link index of that pair's second link; -1 with no pair.
+    pub link_b: i64,
+}
+
+impl CollideVerdictResult {
+    /// No verdict yet: what a failed call leaves in `*result`.
+    pub const EMPTY: CollideVerdictResult = CollideVerdictResult {
+        in_collision: false,
+        within_limits: false,
+        pair: -1,
+        link_a: -1,
+        link_b: -1,
+    };
+}
+
+impl Default for CollideVerdictResult {
+    fn default() -> Self {
+        CollideVerdictResult::EMPTY
+    }
+}
+
 impl Default for CollideResult {
     /// No verdict yet: what a failed call leaves in `*result`.
     fn default() -> Self {
@@ -337,6 +374,21 @@ impl CollideModel {
             link_b: b,
             verdict,
             ..CollideResult::EMPTY
+        }
+    }
+
+    /// The verdict-only check at `q` (`collide_check_verdict`).
+    fn verdict(&self, ws: &mut Workspace, q: &[f64], margin: f64) -> CollideVerdictResult {
+        let v = self.model.check_verdict(q, ws, margin);
+        let (a, b) = v
+            .first_tripping_pair
+            .map_or((-1, -1), |(a, b)| (a as i64, b as i64));
+        CollideVerdictResult {
+            in_collision: v.tripped,
+            within_limits: self.model.within_limits(q),
+            pair: self.pair_index(v.first_tripping_pair),
+            link_a: a,
+            link_b: b,
         }
     }
 
@@ -785,6 +837,43 @@ pub unsafe extern "C" fn collide_check(
     })
 }
 
+/// The verdict-only check: `collide_check`'s verdict (`in_collision`) at `margin`, exactly,
+/// without the least distance or any penetration depth. It stops at the first checked
+/// pair, in pair order, at or below `margin` and reports it (`pair`, `link_a`, `link_b`);
+/// an overlapping pair decides at once. What a sampling planner needs: a pose in collision
+/// costs about what a free one does, where `collide_check` pays for the depth of every
+/// overlapping pair that could be the least. The witness setting and the cache of the
+/// session are not used.
+///
+/// `q`, `nq`, `margin` as in `collide_check`. Writes `*result` on success (and a result with
+/// `pair = -1` on failure). Allocates nothing on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_check_verdict(
+    session: *mut CollideSession,
+    q: *const f64,
+    nq: usize,
+    margin: f64,
+    result: *mut CollideVerdictResult,
+) -> CollideStatus {
+    guard("collide_check_verdict", || {
+        if result.is_null() {
+            return Err(bad("result is null"));
+        }
+        // SAFETY: checked non-null; the caller gives a writable result.
+        unsafe { *result = CollideVerdictResult::EMPTY };
+        // SAFETY: null or a live session.
+        let s = unsafe { session_mut(session) }?;
+        let m = &*s.model;
+        // SAFETY: the caller gives `nq` doubles at `q`.
+        let q = unsafe { joint_values(m, q, nq, None) }?;
+        check_margin(margin, "margin")?;
+        let out = m.verdict(&mut s.ws, q, margin);
+        // SAFETY: checked non-null.
+        unsafe { *result = out };
+        Ok(())
+    })
+}
+
 /// `collide_check` with the session's cache (its preset, `collide_session_set_preset`;
 /// balanced by default): the same contract, cheaper on smooth motion.
 ///
@@ -897,67 +986,110 @@ pub unsafe extern "C" fn collide_check_batch(
     threads: usize,
 ) -> CollideStatus {
     guard("collide_check_batch", || {
-        // SAFETY: null or a live model.
-        let m = unsafe { model_ref(model) }?;
-        check_margin(margin, "margin")?;
-        if n == 0 {
-            return Ok(());
-        }
-        if out.is_null() {
-            return Err(bad("out is null"));
-        }
-        let dof = m.model.dof();
-        if nq != dof {
-            return Err(bad(format!(
-                "rows have {nq} values, the model has {dof} joints (collide_model_joint_name gives their order)"
-            )));
-        }
-        let total = n
-            .checked_mul(nq)
-            .ok_or_else(|| bad(format!("{n} rows of {nq} values overflow")))?;
-        let all: &[f64] = if total == 0 {
-            &[]
-        } else if q.is_null() {
-            return Err(bad("q is null"));
-        } else {
-            // SAFETY: the caller gives `n * nq` doubles at `q`.
-            unsafe { std::slice::from_raw_parts(q, total) }
-        };
-        for r in 0..n {
-            // SAFETY: row `r` lies inside `all`.
-            unsafe { joint_values(m, all.as_ptr().wrapping_add(r * nq), nq, Some(r)) }?;
-        }
-        // SAFETY: checked non-null; the caller gives `n` writable results.
-        let out = unsafe { std::slice::from_raw_parts_mut(out, n) };
-        let threads = match threads {
-            0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
-            t => t,
-        }
-        .min(n);
-        let run = |rows: std::ops::Range<usize>, out: &mut [CollideResult]| {
-            let mut ws = m.model.workspace();
-            for (r, o) in rows.zip(out.iter_mut()) {
-                let qr = &all[r * nq..(r + 1) * nq];
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            batch(model, q, n, nq, margin, out, threads, |m, ws, qr| {
                 let c = m
                     .model
-                    .check_self_collision_with_margin(qr, &mut ws, margin, false);
-                *o = m.result(&c, qr, None);
-            }
-        };
-        if threads <= 1 {
-            run(0..n, out);
-            return Ok(());
+                    .check_self_collision_with_margin(qr, ws, margin, false);
+                m.result(&c, qr, None)
+            })
         }
-        let chunk = n.div_ceil(threads);
-        std::thread::scope(|scope| {
-            for (k, block) in out.chunks_mut(chunk).enumerate() {
-                let start = k * chunk;
-                let run = &run;
-                scope.spawn(move || run(start..start + block.len(), block));
-            }
-        });
-        Ok(())
     })
+}
+
+/// `collide_check_verdict` on `n` configurations, as `collide_check_batch` (the same
+/// arguments, validation and threads) into `out[0..n]`: each row exactly what
+/// `collide_check_verdict` gives for it, whatever `threads`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_check_verdict_batch(
+    model: *const CollideModel,
+    q: *const f64,
+    n: usize,
+    nq: usize,
+    margin: f64,
+    out: *mut CollideVerdictResult,
+    threads: usize,
+) -> CollideStatus {
+    guard("collide_check_verdict_batch", || {
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            batch(model, q, n, nq, margin, out, threads, |m, ws, qr| {
+                m.verdict(ws, qr, margin)
+            })
+        }
+    })
+}
+
+/// The batch entry points' body: validates the model, margin and every row, then runs
+/// `check` on each row, `threads` contiguous blocks each with its own workspace.
+#[allow(clippy::too_many_arguments)]
+unsafe fn batch<T: Send>(
+    model: *const CollideModel,
+    q: *const f64,
+    n: usize,
+    nq: usize,
+    margin: f64,
+    out: *mut T,
+    threads: usize,
+    check: impl Fn(&CollideModel, &mut Workspace, &[f64]) -> T + Sync,
+) -> Result<(), Failure> {
+    // SAFETY: null or a live model.
+    let m = unsafe { model_ref(model) }?;
+    check_margin(margin, "margin")?;
+    if n == 0 {
+        return Ok(());
+    }
+    if out.is_null() {
+        return Err(bad("out is null"));
+    }
+    let dof = m.model.dof();
+    if nq != dof {
+        return Err(bad(format!(
+            "rows have {nq} values, the model has {dof} joints (collide_model_joint_name gives their order)"
+        )));
+    }
+    let total = n
+        .checked_mul(nq)
+        .ok_or_else(|| bad(format!("{n} rows of {nq} values overflow")))?;
+    let all: &[f64] = if total == 0 {
+        &[]
+    } else if q.is_null() {
+        return Err(bad("q is null"));
+    } else {
+        // SAFETY: the caller gives `n * nq` doubles at `q`.
+        unsafe { std::slice::from_raw_parts(q, total) }
+    };
+    for r in 0..n {
+        // SAFETY: row `r` lies inside `all`.
+        unsafe { joint_values(m, all.as_ptr().wrapping_add(r * nq), nq, Some(r)) }?;
+    }
+    // SAFETY: checked non-null; the caller gives `n` writable results.
+    let out = unsafe { std::slice::from_raw_parts_mut(out, n) };
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
+        t => t,
+    }
+    .min(n);
+    let run = |rows: std::ops::Range<usize>, out: &mut [T]| {
+        let mut ws = m.model.workspace();
+        for (r, o) in rows.zip(out.iter_mut()) {
+            *o = check(m, &mut ws, &all[r * nq..(r + 1) * nq]);
+        }
+    };
+    if threads <= 1 {
+        run(0..n, out);
+        return Ok(());
+    }
+    let chunk = n.div_ceil(threads);
+    std::thread::scope(|scope| {
+        for (k, block) in out.chunks_mut(chunk).enumerate() {
+            let start = k * chunk;
+            let run = &run;
+            scope.spawn(move || run(start..start + block.len(), block));
+        }
+    });
+    Ok(())
 }
 
 /// A failed call of the Rust API: the status the C ABI returns for it and its message.
@@ -1044,7 +1176,50 @@ impl CollideModel {
         out: &mut [CollideResult],
         threads: usize,
     ) -> Result<(), Error> {
-        rust_guard("check_batch", || {
+        self.rust_batch(
+            "check_batch",
+            "collide_check_batch: ",
+            q,
+            out,
+            |q, n, nq, o| {
+                // SAFETY: `q` holds `n * nq` values and `o` at least `n` results.
+                unsafe { collide_check_batch(self, q, n, nq, margin, o, threads) }
+            },
+        )
+    }
+
+    /// `collide_check_verdict_batch` on `q`, `n` rows of `dof()` values, into `out[..n]`.
+    pub fn check_verdict_batch(
+        &self,
+        q: &[f64],
+        margin: f64,
+        out: &mut [CollideVerdictResult],
+        threads: usize,
+    ) -> Result<(), Error> {
+        let what = "check_verdict_batch";
+        self.rust_batch(
+            what,
+            "collide_check_verdict_batch: ",
+            q,
+            out,
+            |q, n, nq, o| {
+                // SAFETY: `q` holds `n * nq` values and `o` at least `n` results.
+                unsafe { collide_check_verdict_batch(self, q, n, nq, margin, o, threads) }
+            },
+        )
+    }
+
+    /// A batch entry point on slices: whole rows, room in `out`, and the C call's message
+    /// (without its `prefix`) on failure.
+    fn rust_batch<T>(
+        &self,
+        what: &str,
+        prefix: &str,
+        q: &[f64],
+        out: &mut [T],
+        call: impl FnOnce(*const f64, usize, usize, *mut T) -> CollideStatus,
+    ) -> Result<(), Error> {
+        rust_guard(what, || {
             let nq = self.model.dof();
             let n = q.len().checked_div(nq).unwrap_or(out.len());
             if q.len() != n * nq {
@@ -1056,30 +1231,31 @@ impl CollideModel {
             if out.len() < n {
                 return Err(bad(format!("out has room for {}, not {n} rows", out.len())));
             }
-            // SAFETY: `q` holds `n * nq` values and `out` at least `n` results.
-            let st = unsafe {
-                collide_check_batch(self, q.as_ptr(), n, nq, margin, out.as_mut_ptr(), threads)
-            };
+            let st = call(q.as_ptr(), n, nq, out.as_mut_ptr());
             if st == CollideStatus::Ok {
                 Ok(())
             } else {
-                let msg = LAST_ERROR
-                    .try_with(|e| {
-                        e.borrow()
-                            .as_ref()
-                            .map(|c| c.to_string_lossy().into_owned())
-                    })
-                    .ok()
-                    .flatten()
-                    .unwrap_or_default();
-                let msg = msg
-                    .strip_prefix("collide_check_batch: ")
-                    .unwrap_or(&msg)
-                    .to_string();
-                Err(Failure(st, msg))
+                let msg = last_error_string();
+                Err(Failure(
+                    st,
+                    msg.strip_prefix(prefix).unwrap_or(&msg).to_string(),
+                ))
             }
         })
     }
+}
+
+/// The message `collide_last_error` holds on this thread, as a Rust string.
+fn last_error_string() -> String {
+    LAST_ERROR
+        .try_with(|e| {
+            e.borrow()
+                .as_ref()
+                .map(|c| c.to_string_lossy().into_owned())
+        })
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
 impl CollideSession {
@@ -1109,6 +1285,17 @@ impl CollideSession {
             let q = unsafe { joint_values(m, q.as_ptr(), q.len(), None) }?;
             check_margin(margin, "margin")?;
             Ok(exact_check(m, &mut self.ws, self.witness, q, margin))
+        })
+    }
+
+    /// `collide_check_verdict`.
+    pub fn check_verdict(&mut self, q: &[f64], margin: f64) -> Result<CollideVerdictResult, Error> {
+        rust_guard("check_verdict", || {
+            let m = &*self.model;
+            // SAFETY: a slice of `q.len()` values.
+            let q = unsafe { joint_values(m, q.as_ptr(), q.len(), None) }?;
+            check_margin(margin, "margin")?;
+            Ok(m.verdict(&mut self.ws, q, margin))
         })
     }
 
@@ -1147,15 +1334,7 @@ impl CollideSession {
         if st == CollideStatus::Ok {
             return Ok(());
         }
-        let msg = LAST_ERROR
-            .try_with(|e| {
-                e.borrow()
-                    .as_ref()
-                    .map(|c| c.to_string_lossy().into_owned())
-            })
-            .ok()
-            .flatten()
-            .unwrap_or_default();
+        let msg = last_error_string();
         Err(Error {
             status: st,
             message: msg.strip_prefix("collide_").unwrap_or(&msg).to_string(),

@@ -7,47 +7,14 @@ use collide::kernel::Model;
 use collide::manifest::kernel::load_kernel;
 use collide::truth::poses::uniform_q;
 use collide_kernel::*;
+mod common;
+use common::{last_error, load, manifest};
 use std::ffi::{CStr, CString};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::ptr;
 
 const POSES: u64 = 1000;
 const SEED: u64 = 25;
-
-fn manifest(robot: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../robots/{robot}/manifest.yaml"))
-}
-
-fn last_error() -> String {
-    unsafe { CStr::from_ptr(collide_last_error()) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-struct Loaded {
-    model: *const CollideModel,
-    session: *mut CollideSession,
-}
-
-impl Drop for Loaded {
-    fn drop(&mut self) {
-        unsafe {
-            collide_session_free(self.session);
-            collide_model_free(self.model);
-        }
-    }
-}
-
-fn load(path: &Path) -> Loaded {
-    let c = CString::new(path.to_str().unwrap()).unwrap();
-    let mut model = ptr::null();
-    let st = unsafe { collide_model_load(c.as_ptr(), &mut model) };
-    assert_eq!(st, CollideStatus::Ok, "{}", last_error());
-    let mut session = ptr::null_mut();
-    let st = unsafe { collide_session_new(model, &mut session) };
-    assert_eq!(st, CollideStatus::Ok, "{}", last_error());
-    Loaded { model, session }
-}
 
 /// The kernel as `collide verify` loads it, with the manifest's margin replaced.
 fn direct(robot: &str, margin: f64) -> (Model, Vec<String>, Vec<String>) {

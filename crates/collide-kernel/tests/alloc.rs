@@ -1,5 +1,6 @@
 //! No allocation after `collide_session_new`: a counting global allocator counts every
-//! allocation on this thread while thousands of `collide_check`, `collide_check_coherent`
+//! allocation on this thread while thousands of `collide_check`, `collide_check_verdict`,
+//! `collide_check_coherent`
 //! (on a smooth path, so both its skips and its exact checks run) and `collide_pair_distances`
 //! calls run on the Panda and the G1 (seeded poses, several margins and cutoffs, in and out
 //! of collision). Only the success path is counted: a failing call allocates its message
@@ -56,6 +57,10 @@ fn no_allocation_after_session_new(robot: &str) {
             let st = unsafe { collide_check(session, q.as_ptr(), n, margin, &mut r) };
             ok += (st == CollideStatus::Ok) as usize;
             tripped += r.in_collision as usize;
+            let mut v = CollideVerdictResult::default();
+            let st = unsafe { collide_check_verdict(session, q.as_ptr(), n, margin, &mut v) };
+            ok += (st == CollideStatus::Ok) as usize;
+            tripped += v.in_collision as usize;
             let cutoff = [0.0, 0.1, f64::INFINITY][i % 3];
             let st = unsafe {
                 collide_pair_distances(session, q.as_ptr(), n, cutoff, out.as_mut_ptr(), out.len())
@@ -87,7 +92,7 @@ fn no_allocation_after_session_new(robot: &str) {
         }
         (ok, tripped)
     });
-    assert_eq!(ok, 9 * qs.len() + qs.len() / 500, "every call succeeded");
+    assert_eq!(ok, 10 * qs.len() + qs.len() / 500, "every call succeeded");
     assert!(
         skipped > 0 && exact > 0,
         "{robot}: the coherent calls skipped {skipped}, checked {exact}"

@@ -44,6 +44,8 @@ fn committed_header_is_what_cbindgen_generates() {
         "collide_session_stats",
         "collide_pair_distances",
         "collide_check_batch",
+        "collide_check_verdict",
+        "collide_check_verdict_batch",
         "collide_last_error",
     ] {
         assert!(

@@ -4,7 +4,7 @@
 
 use collide_kernel::{
     CollideModel, CollidePreset, CollideResult, CollideSession, CollideStatus, CollideVerdict,
-    Error,
+    CollideVerdictResult, Error,
 };
 use numpy::{AllowTypeChange, PyArray1, PyArrayLike1, PyArrayLike2};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -121,6 +121,42 @@ impl CheckResult {
     }
 }
 
+/// The verdict-only check's answer (`Model.check_verdict`): `Model.check`'s verdict
+/// without distances, and the pair the check stopped at.
+#[pyclass(module = "collide", frozen, get_all)]
+#[derive(Clone)]
+struct VerdictResult {
+    /// A checked pair is at or below the margin: exactly `Model.check(q, margin).in_collision`.
+    in_collision: bool,
+    /// Every joint value is within its limits.
+    within_limits: bool,
+    /// Index into `Model.pairs` of the first pair (in pair order) at or below the margin;
+    /// None when free. Not necessarily `Model.check`'s least pair.
+    pair: Option<usize>,
+    /// That pair's link names; None when free.
+    link_a: Option<String>,
+    link_b: Option<String>,
+}
+
+#[pymethods]
+impl VerdictResult {
+    fn __repr__(&self) -> String {
+        let b = |v: bool| if v { "True" } else { "False" };
+        let o = |v: &Option<String>| v.as_ref().map_or("None".to_string(), |s| format!("'{s}'"));
+        format!(
+            "VerdictResult(in_collision={}, within_limits={}, pair={}, link_a={}, link_b={})",
+            b(self.in_collision),
+            b(self.within_limits),
+            self.pair.map_or("None".to_string(), |p| p.to_string()),
+            o(&self.link_a),
+            o(&self.link_b)
+        )
+    }
+}
+
+/// `check_verdict_batch`'s arrays: in_collision, pair.
+type VerdictBatchOut<'py> = (Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<i64>>);
+
 /// `check_batch`'s arrays: in_collision, min_distance, pair.
 type BatchOut<'py> = (
     Bound<'py, PyArray1<bool>>,
@@ -171,6 +207,39 @@ impl Model {
             link_a: name(r.link_a),
             link_b: name(r.link_b),
         }
+    }
+
+    fn verdict(&self, r: &CollideVerdictResult) -> VerdictResult {
+        let name = |i: i64| usize::try_from(i).ok().map(|i| self.links[i].clone());
+        VerdictResult {
+            in_collision: r.in_collision,
+            within_limits: r.within_limits,
+            pair: usize::try_from(r.pair).ok(),
+            link_a: name(r.link_a),
+            link_b: name(r.link_b),
+        }
+    }
+
+    /// The rows of Q (n, dof) in the kernel's order, flat: (n, values).
+    fn kernel_rows(
+        &self,
+        q: &PyArrayLike2<'_, f64, AllowTypeChange>,
+    ) -> PyResult<(usize, Vec<f64>)> {
+        let view = q.as_array();
+        let (n, cols) = view.dim();
+        let dof = self.perm.len();
+        if cols != dof {
+            return Err(PyValueError::new_err(format!(
+                "Q has {cols} columns, the model has {dof} joints (Model.joint_names gives their order)"
+            )));
+        }
+        let mut flat = vec![0.0; n * dof];
+        for (r, row) in view.outer_iter().enumerate() {
+            for (j, &k) in self.perm.iter().enumerate() {
+                flat[r * dof + k] = row[j];
+            }
+        }
+        Ok((n, flat))
     }
 
     /// Runs `f` on a pooled session (a new one when every pooled one is in use).
@@ -310,30 +379,13 @@ impl Model {
         margin: f64,
         threads: usize,
     ) -> PyResult<BatchOut<'py>> {
-        let view = q.as_array();
-        let (n, cols) = view.dim();
-        let dof = self.perm.len();
-        if cols != dof {
-            return Err(PyValueError::new_err(format!(
-                "Q has {cols} columns, the model has {dof} joints (Model.joint_names gives their order)"
-            )));
-        }
-        let mut flat = vec![0.0; n * dof];
-        for (r, row) in view.outer_iter().enumerate() {
-            for (j, &k) in self.perm.iter().enumerate() {
-                flat[r * dof + k] = row[j];
-            }
-        }
+        let (n, flat) = self.kernel_rows(&q)?;
         let inner = self.inner.clone();
         let out = py
             .detach(move || {
                 let mut out = vec![CollideResult::default(); n];
-                if n > 0 {
-                    inner.check_batch(&flat, margin, &mut out, threads)?;
-                } else if !(margin.is_finite() && margin >= 0.0) {
-                    // The kernel checks the margin only when there is a row; say it anyway.
-                    inner.check_batch(&[], margin, &mut [], threads)?;
-                }
+                // With no row the kernel still checks the margin.
+                inner.check_batch(&flat, margin, &mut out, threads)?;
                 Ok(out)
             })
             .map_err(to_py)?;
@@ -345,6 +397,49 @@ impl Model {
             PyArray1::from_vec(py, dist),
             PyArray1::from_vec(py, pair),
         ))
+    }
+
+    /// The verdict-only check of one configuration at `margin` (metres, >= 0): exactly
+    /// `Model.check(q, margin).in_collision`, without the least distance or any depth. It
+    /// stops at the first checked pair at or below the margin and names it, so a pose in
+    /// collision costs about what a free one does (a sampling planner's check). ValueError
+    /// as `Model.check`.
+    fn check_verdict(
+        &self,
+        py: Python<'_>,
+        q: PyArrayLike1<'_, f64, AllowTypeChange>,
+        margin: f64,
+    ) -> PyResult<VerdictResult> {
+        let q = self.q_vec(&q)?;
+        let r = py
+            .detach(|| self.with_session(|s| s.check_verdict(&q, margin)))
+            .map_err(to_py)?;
+        Ok(self.verdict(&r))
+    }
+
+    /// The verdict-only check of every row of Q (n, dof) at `margin`: (in_collision
+    /// bool[n], pair int64[n], the first tripping pair's index, -1 when free), each row
+    /// what `check_verdict` gives, whatever `threads` (0 for one per CPU).
+    #[pyo3(signature = (q, margin, threads=1))]
+    fn check_verdict_batch<'py>(
+        &self,
+        py: Python<'py>,
+        q: PyArrayLike2<'py, f64, AllowTypeChange>,
+        margin: f64,
+        threads: usize,
+    ) -> PyResult<VerdictBatchOut<'py>> {
+        let (n, flat) = self.kernel_rows(&q)?;
+        let inner = self.inner.clone();
+        let out = py
+            .detach(move || {
+                let mut out = vec![CollideVerdictResult::default(); n];
+                inner.check_verdict_batch(&flat, margin, &mut out, threads)?;
+                Ok(out)
+            })
+            .map_err(to_py)?;
+        let hit: Vec<bool> = out.iter().map(|r| r.in_collision).collect();
+        let pair: Vec<i64> = out.iter().map(|r| r.pair).collect();
+        Ok((PyArray1::from_vec(py, hit), PyArray1::from_vec(py, pair)))
     }
 
     /// Every checked pair's value (a lower bound on its signed distance, metres), exact
@@ -502,5 +597,6 @@ fn collide_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
     m.add_class::<Session>()?;
     m.add_class::<CheckResult>()?;
+    m.add_class::<VerdictResult>()?;
     Ok(())
 }
