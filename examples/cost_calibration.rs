@@ -2,7 +2,9 @@
 //! manifest, on the free poses of `collide sweep`'s measure (200 rays x 24 steps from the rest
 //! pose and 3000 seeded poses, the ones where no checked pair's meshes touch), the estimated
 //! median (`lower::refine::CostModel`) and the measured median (each pose timed five times, the
-//! least kept), and their ratio. `--dump FILE` also writes one line per free pose, the
+//! least kept), and their ratio; beside them, on the 3000 uniform poses (on a humanoid most of them
+//! in contact), the full check's measured median and the verdict-only check's (`check_verdict`,
+//! what a sampling planner calls). `--dump FILE` also writes one line per free pose, the
 //! counters the prices are fitted to (non-negative least squares on relative error,
 //! scripts/fit-cost-model.py) and the measured ns:
 //! `robot links checked_pairs prim_pairs narrow narrow_tight scanned_vertices gjk_steps ns`.
@@ -22,7 +24,9 @@ fn main() {
         dump = Some(std::fs::File::create(&args[i + 1]).expect("dump file"));
         args.drain(i..=i + 1);
     }
-    println!("manifest\tfree poses\testimated median us\tmeasured median us\testimate / measured");
+    println!(
+        "manifest\tfree poses\testimated median us\tmeasured median us\tmeasured p99 us\testimate / measured\tall-pose median us\tall-pose verdict-only median us"
+    );
     for path in args {
         let prepared = collide::sweep::prepare(
             std::path::Path::new(&path),
@@ -85,13 +89,37 @@ fn main() {
                 .expect("dump");
             }
         }
-        measured.sort_by(f64::total_cmp);
-        let median = measured.get((measured.len().max(1) - 1) / 2).copied().unwrap_or(0.0) / 1e3;
+        let median = |mut ns: Vec<f64>, p: f64| {
+            ns.sort_by(f64::total_cmp);
+            ns.get(((p * ns.len() as f64).ceil() as usize).clamp(1, ns.len().max(1)) - 1)
+                .copied()
+                .unwrap_or(0.0)
+                / 1e3
+        };
+        let (free_median, free_p99) = (median(measured.clone(), 0.5), median(measured, 0.99));
         let estimate = CostModel::over(model, &free).median_us;
+        let (mut full, mut verdict) = (Vec::new(), Vec::new());
+        let mut q = vec![0.0; model.dof()];
+        for i in 0..collide::sweep::DEFAULT_POSES {
+            collide::truth::poses::uniform_q(model, collide::sweep::DEFAULT_SEED, i as u64, &mut q);
+            let (mut f, mut v) = (u128::MAX, u128::MAX);
+            for _ in 0..5 {
+                let t = Instant::now();
+                model.check_self_collision(&q, &mut ws, false);
+                f = f.min(t.elapsed().as_nanos());
+                let t = Instant::now();
+                model.check_verdict(&q, &mut ws, model.margin());
+                v = v.min(t.elapsed().as_nanos());
+            }
+            full.push(f as f64);
+            verdict.push(v as f64);
+        }
         println!(
-            "{path}\t{}\t{estimate:.2}\t{median:.2}\t{:.2}",
+            "{path}\t{}\t{estimate:.2}\t{free_median:.2}\t{free_p99:.2}\t{:.2}\t{:.2}\t{:.2}",
             free.len(),
-            estimate / median.max(1e-9)
+            estimate / free_median.max(1e-9),
+            median(full, 0.5),
+            median(verdict, 0.5),
         );
     }
 }

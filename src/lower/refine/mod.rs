@@ -545,7 +545,12 @@ impl Refiner<'_> {
             }
             let trial = self.build(&change)?;
             let (m, ..) = self.judge.measure(&trial.kernel)?;
-            if m.objective() <= self.current.objective()
+            // While a rest trip refuses every free pose the refused count cannot tell: the
+            // pairs' own free trips must not grow.
+            let trips = |m: &Measured| m.free_trips.values().sum::<usize>();
+            if m.rest_slop.len() <= self.current.rest_slop.len()
+                && trips(&m) <= trips(&self.current)
+                && m.refused_free <= self.current.refused_free
                 && m.cost.median_us < self.current.cost.median_us
             {
                 self.accept(trial, m);
