@@ -268,10 +268,20 @@ impl<'k> PairDecider<'k> {
     pub fn decide_all(&self) -> Vec<PairResult> {
         let model = &self.k.model;
         let pairs: Vec<usize> = (0..model.checked_pairs().len()).collect();
-        pairs
+        let bar = crate::progress::bar(pairs.len() as u64, "deciding pairs");
+        let decided = pairs
             .par_iter()
-            .map_init(|| model.workspace(), |ws, &pi| self.decide(ws, pi))
-            .collect()
+            .map_init(
+                || model.workspace(),
+                |ws, &pi| {
+                    let p = self.decide(ws, pi);
+                    bar.inc(1);
+                    p
+                },
+            )
+            .collect();
+        bar.finish_and_clear();
+        decided
     }
 
     /// Decides checked pair `pi`.

@@ -29,6 +29,11 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
     }
     let adopt = adopt_selection(&args.adopt_srdf)?;
     let read = args.read.sweep_read();
+    crate::progress::start(&format!(
+        "collide acm regenerate {}: deciding every pair (branch and bound, always proofs, {} sampled poses)",
+        args.robot.display(),
+        args.samples
+    ));
     let loaded = load_robot(&args.robot, &read.load)?;
     let path = args
         .manifest
