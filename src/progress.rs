@@ -74,12 +74,7 @@ mod shown {
     pub fn bar(len: u64, what: &str) -> ProgressBar {
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
         if !std::io::stderr().is_terminal() {
-            return plain(
-                bar,
-                what,
-                PLAIN_EVERY,
-                Box::new(|line| crate::messages::note(line)),
-            );
+            return plain(bar, what, PLAIN_EVERY, Box::new(crate::messages::note));
         }
         bar.set_style(
             ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed}")

@@ -505,8 +505,10 @@ fn relative_mesh_paths_are_copied_into_the_export_and_resolve_from_it() {
         assert!(!text.contains("filename=\"../"), "{target}:\n{text}");
         // collide's own reader resolves every mesh from the written folder (the ros
         // package is found by its package.xml).
-        let resolver =
-            collide::io::package::PackageResolver::from_env(&[folder.clone()], Some(&folder));
+        let resolver = collide::io::package::PackageResolver::from_env(
+            std::slice::from_ref(&folder),
+            Some(&folder),
+        );
         let read = collide::io::urdf::read_urdf(&urdf, &resolver, &Default::default()).unwrap();
         assert_eq!(read.links.len(), 3);
     }

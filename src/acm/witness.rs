@@ -55,6 +55,46 @@ fn least(v: V3) -> f64 {
 /// outside its vertices.
 const BOUND_SLACK_M: f64 = 1e-6;
 
+/// A primitive ready for depth queries; `None` for a hull that cannot be rebuilt.
+fn solid(prim: &Primitive, hull: &[V3]) -> Option<Solid> {
+    match prim {
+        Primitive::Capsule { a, b, radius } => Some(Solid::capsule(*a, *b, *radius)),
+        Primitive::Box(bx) => Some(Solid::cuboid(bx.center, bx.rotation, bx.half_extents)),
+        Primitive::Tight(t) => Solid::hull(&hull[t.hull_offset..t.hull_offset + t.hull_len]).ok(),
+    }
+}
+
+/// Where a primitive's deep points can be (see [`Reach`]).
+fn reach(prim: &Primitive, hull: &[V3]) -> Reach {
+    match prim {
+        Primitive::Capsule { a, b, radius } => Reach {
+            centre: scale(add(*a, *b), 0.5),
+            radius: 0.5 * norm(sub(*b, *a)) + radius + BOUND_SLACK_M,
+            depth: radius + BOUND_SLACK_M,
+        },
+        Primitive::Box(bx) => Reach {
+            centre: bx.center,
+            radius: norm(bx.half_extents) + BOUND_SLACK_M,
+            depth: least(bx.half_extents) + BOUND_SLACK_M,
+        },
+        // The hull lies in its box (the kernel bounds it by the box).
+        Primitive::Tight(t) => {
+            let pts = &hull[t.hull_offset..t.hull_offset + t.hull_len];
+            let sum = pts.iter().fold([0.0; 3], |s, p| add(s, *p));
+            let centre = scale(sum, 1.0 / pts.len().max(1) as f64);
+            let r = pts
+                .iter()
+                .map(|p| norm(sub(*p, centre)))
+                .fold(0.0, f64::max);
+            Reach {
+                centre,
+                radius: r + BOUND_SLACK_M,
+                depth: least(t.bx.half_extents) + BOUND_SLACK_M,
+            }
+        }
+    }
+}
+
 /// Signed depth of a link-frame point in a primitive; `None` is a hull that cannot be
 /// rebuilt, which certifies nothing.
 pub(crate) fn probe_depth(prim: &Option<Solid>, local: V3) -> f64 {
@@ -65,62 +105,16 @@ impl<'t> DepthProbe<'t> {
     /// Depths in the primitives alone.
     pub fn new(model: &Model) -> DepthProbe<'t> {
         let hull = model.hull_vertices();
-        let links = model
+        let (links, bounds): (Vec<Vec<_>>, Vec<Vec<_>>) = model
             .links()
             .iter()
             .map(|l| {
                 l.primitives
                     .iter()
-                    .map(|prim| match prim {
-                        Primitive::Capsule { a, b, radius } => {
-                            Some(Solid::capsule(*a, *b, *radius))
-                        }
-                        Primitive::Box(bx) => {
-                            Some(Solid::cuboid(bx.center, bx.rotation, bx.half_extents))
-                        }
-                        Primitive::Tight(t) => {
-                            Solid::hull(&hull[t.hull_offset..t.hull_offset + t.hull_len]).ok()
-                        }
-                    })
-                    .collect()
+                    .map(|prim| (solid(prim, hull), reach(prim, hull)))
+                    .unzip()
             })
-            .collect();
-        let bounds = model
-            .links()
-            .iter()
-            .map(|l| {
-                l.primitives
-                    .iter()
-                    .map(|prim| match prim {
-                        Primitive::Capsule { a, b, radius } => Reach {
-                            centre: scale(add(*a, *b), 0.5),
-                            radius: 0.5 * norm(sub(*b, *a)) + radius + BOUND_SLACK_M,
-                            depth: radius + BOUND_SLACK_M,
-                        },
-                        Primitive::Box(bx) => Reach {
-                            centre: bx.center,
-                            radius: norm(bx.half_extents) + BOUND_SLACK_M,
-                            depth: least(bx.half_extents) + BOUND_SLACK_M,
-                        },
-                        // The hull lies in its box (the kernel bounds it by the box).
-                        Primitive::Tight(t) => {
-                            let pts = &hull[t.hull_offset..t.hull_offset + t.hull_len];
-                            let c = pts.iter().fold([0.0; 3], |s, p| add(s, *p));
-                            let centre = scale(c, 1.0 / pts.len().max(1) as f64);
-                            let r = pts
-                                .iter()
-                                .map(|p| norm(sub(*p, centre)))
-                                .fold(0.0, f64::max);
-                            Reach {
-                                centre,
-                                radius: r + BOUND_SLACK_M,
-                                depth: least(t.bx.half_extents) + BOUND_SLACK_M,
-                            }
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+            .unzip();
         DepthProbe {
             links,
             bounds,

@@ -321,7 +321,7 @@ fn urdf_export(
     target: Target,
     m: &Manifest,
     urdf: String,
-    meshes: Vec<(String, Vec<u8>)>,
+    meshes: Vec<urdf::OwnFile>,
     with_srdf: bool,
 ) -> Export {
     let main = PathBuf::from(format!("{}.urdf", m.robot));

@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 /// `<collision_checking>` tags), with every line at `indent`.
 pub type LinkText<'a> = dyn Fn(&Link, &[Piece], &str) -> String + 'a;
 
+/// A file of the target's folder: its path there and its bytes.
+pub type OwnFile = (String, Vec<u8>);
+
 /// The URDF of a target: `link_text` per link, `robot_attrs` added to `<robot>` (a
 /// namespace), `tail` before `</robot>` (Drake's filter groups); and the files it refers
 /// to (path in the target's folder, bytes): the hull OBJs, and the source's meshes named
@@ -29,7 +32,7 @@ pub fn urdf(
     robot_attrs: &str,
     tail: &str,
     own: &str,
-) -> Result<(String, Vec<(String, Vec<u8>)>)> {
+) -> Result<(String, Vec<OwnFile>)> {
     let mut blocks: BTreeMap<&str, (&Link, Vec<Piece>)> = BTreeMap::new();
     let mut files = Vec::new();
     for l in m.links.iter().filter(|l| !l.primitives.is_empty()) {
@@ -75,7 +78,7 @@ fn relocate_relative_meshes(
     loaded: &LoadedRobot,
     own: &str,
     skip: &[String],
-) -> Result<(String, Vec<(String, Vec<u8>)>)> {
+) -> Result<(String, Vec<OwnFile>)> {
     let source = &loaded.robot.source;
     let tags = tags(text).map_err(|why| Error::at(source, None, why))?;
     let mut copied: Vec<(PathBuf, String)> = Vec::new();
