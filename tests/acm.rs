@@ -635,3 +635,56 @@ fn an_open_mesh_inside_a_solid_everywhere_is_always_by_its_vertices() {
         config.with_file_name("manifest.yaml").to_str().unwrap(),
     ]);
 }
+
+/// Issue 34: the printed tables. A pair the config allows shows as `user`, never as "can
+/// collide"; the "primitives overlap in every sampled pose" table leaves the allowed pairs
+/// to the user table; every line that reports a problem names what addresses it.
+#[test]
+fn an_allowed_pair_is_shown_as_user_and_the_tables_name_their_next_step() {
+    let (_d, config) = lowered(ScratchRobot::new("acm_user.urdf").config_extra(USER_ALLOW));
+    let o = run(&[
+        "acm",
+        "regenerate",
+        config.to_str().unwrap(),
+        "--samples",
+        "300",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let sampling = &out[out.find("sampling (").expect("the sampling table")..];
+    let row = |a: &str, b: &str| {
+        sampling
+            .lines()
+            .find(|l| l.split_whitespace().take(2).eq([a, b]))
+            .unwrap_or_else(|| panic!("no row {a} {b}:\n{sampling}"))
+            .to_string()
+    };
+    let hammer = row("cup", "hammer");
+    assert!(
+        hammer.contains(" user ") && !hammer.contains("can collide"),
+        "{hammer}"
+    );
+    assert!(
+        !out.contains("checked pair(s) whose primitives overlap"),
+        "{out}"
+    );
+}
+
+/// Issue 34: a table cut at 15 rows says how many it left out, as many as `--json` lists
+/// beyond them (the Panda's sampling: more than 15 pairs collide in some sample).
+#[test]
+fn a_truncated_table_says_how_many_rows_it_left_out() {
+    let (_d, config) = ScratchRobot::committed("franka_panda").build();
+    let c = config.to_str().unwrap();
+    let o = run(&["acm", "regenerate", c, "--samples", "300", "-q"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let report = regenerate(&config, &[]);
+    let colliding = report["sampling"]["colliding"].as_array().unwrap().len();
+    assert!(colliding > 15, "{colliding}: the case needs a long table");
+    let line = format!(
+        "... and {} more pair(s) that collided in some sample, not shown",
+        colliding - 15
+    );
+    assert!(out.contains(&line), "{line}\n{out}");
+}

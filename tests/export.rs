@@ -47,16 +47,23 @@ fn export(robot: &str, targets: &[&str], out: &Path) -> Output {
 
 /// Runs one consumer script on an export; its lines are printed, its exit must be 0.
 fn consumer(script: &str, robot: &str, out: &Path) -> String {
+    let config = common::repo().join(format!("robots/{robot}/robot.yaml"));
+    consumer_of(script, robot, &config, out, &[])
+}
+
+/// [`consumer`] for the robot of `config` (its manifest beside it), with `extra` arguments.
+fn consumer_of(script: &str, robot: &str, config: &Path, out: &Path, extra: &[&str]) -> String {
     let o = std::process::Command::new(python())
         .arg(common::repo().join("tests/consumers").join(script))
         .args(["--collide", env!("CARGO_BIN_EXE_collide")])
         .arg("--config")
-        .arg(common::repo().join(format!("robots/{robot}/robot.yaml")))
+        .arg(config)
         .arg("--manifest")
-        .arg(manifest_of(robot))
+        .arg(config.with_file_name("manifest.yaml"))
         .arg("--export")
         .arg(out)
         .args(["--robot", robot, "--poses", &POSES.to_string()])
+        .args(extra)
         .current_dir(common::repo())
         .output()
         .unwrap();
@@ -435,5 +442,96 @@ fn an_mjcf_source_is_kept_with_its_collision_geoms_turned_visual() {
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A vendor's URDF names its meshes relative to itself (`../meshes/base.STL`,
+/// `meshes/arm.stl`; issue 34): every target's URDF must name files that resolve from where
+/// it is written. The meshes are copied into the target's folder (`meshes/source/`), named
+/// as a package:// URL of the export's own package for ros and relative to the URDF
+/// otherwise; export's own read-back proof, collide's reader, yourdfpy (with the visual
+/// meshes loaded) and Pinocchio (collision and visual geometry) load the result.
+#[test]
+fn relative_mesh_paths_are_copied_into_the_export_and_resolve_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let robot = dir.path().join("robot");
+    copy_dir(&common::repo().join("tests/robots/relative_meshes"), &robot);
+    let config = robot.join("robot.yaml");
+    let config_arg = config.display().to_string();
+    common::collide_ok(&["lower", &config_arg, "--write", "-q"]);
+    common::collide_ok(&["acm", "regenerate", &config_arg, "--write", "-q"]);
+    let out = dir.path().join("out");
+    let o = common::collide()
+        .arg("export")
+        .arg(robot.join("manifest.yaml"))
+        .args(["--target", "ros,pinocchio,mjcf,drake", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let printed = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(o.status.success(), "{printed}");
+    // The test's own folder aside, no temporary folder is named.
+    let printed = printed.replace(&dir.path().display().to_string(), "DIR");
+    assert!(
+        !printed.contains("/.tmp"),
+        "no scratch folder is named: {printed}"
+    );
+    for (target, prefix) in [
+        ("ros", "package://relative_meshes_collide/"),
+        ("pinocchio", ""),
+        ("drake", ""),
+    ] {
+        let folder = out.join(target);
+        let urdf = folder.join("relative_meshes.urdf");
+        let text = std::fs::read_to_string(&urdf).unwrap();
+        for file in ["base.STL", "arm.stl", "tip.stl"] {
+            let name = format!("meshes/source/{file}");
+            assert!(
+                text.contains(&format!("<mesh filename=\"{prefix}{name}\"/>")),
+                "{target}: {name} not named as {prefix}{name}:\n{text}"
+            );
+            let copied = std::fs::read(folder.join(&name)).unwrap();
+            let source = if file == "arm.stl" {
+                "urdf/meshes/arm.stl".to_string()
+            } else {
+                format!("meshes/{file}")
+            };
+            assert_eq!(
+                copied,
+                std::fs::read(robot.join(source)).unwrap(),
+                "{target}: {file}"
+            );
+        }
+        assert!(!text.contains("filename=\"../"), "{target}:\n{text}");
+        // collide's own reader resolves every mesh from the written folder (the ros
+        // package is found by its package.xml).
+        let resolver = collide::io::package::PackageResolver::from_env(
+            std::slice::from_ref(&folder),
+            Some(&folder),
+        );
+        let read = collide::io::urdf::read_urdf(&urdf, &resolver, &Default::default()).unwrap();
+        assert_eq!(read.links.len(), 3);
+    }
+    let copied_config = robot.join("robot.yaml");
+    consumer_of(
+        "ros_check.py",
+        "relative_meshes",
+        &copied_config,
+        &out,
+        &["--visuals"],
+    );
+    consumer_of(
+        "pinocchio_check.py",
+        "relative_meshes",
+        &copied_config,
+        &out,
+        &["--visuals"],
+    );
+    consumer_of(
+        "mujoco_check.py",
+        "relative_meshes",
+        &copied_config,
+        &out,
+        &[],
     );
 }

@@ -453,4 +453,40 @@ fn mirrored_links_get_equal_kinds_and_piece_counts() {
     assert_eq!(left.fit.choice, right.fit.choice);
     assert!(left.primitives.len() >= 2, "the left slab is cut");
     assert_eq!(left.primitives.len(), right.primitives.len());
+
+/// A dry run on a robot with no manifest yet prints the per-link table and the summary and
+/// says the manifest does not exist yet, not the whole manifest as a diff against an
+/// "(existing)" file (issue 34: 2,264 lines for a 6-joint arm).
+#[test]
+fn a_dry_run_without_a_manifest_says_so_instead_of_diffing_the_whole_file() {
+    let (dir, config) = ScratchRobot::folder("planar_arm").build();
+    let manifest = config.with_file_name("manifest.yaml");
+    assert!(!manifest.exists());
+    let out = run(&["lower", path_str(&config)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stdout.contains("(existing)"), "{stdout}");
+    assert!(!stdout.contains("+++"), "{stdout}");
+    assert!(
+        stdout.contains("arm") && stdout.contains("base"),
+        "the per-link table: {stdout}"
+    );
+    assert!(
+        stderr.contains("does not exist yet") && stderr.contains("collide lower --write"),
+        "{stderr}"
+    );
+    assert!(!manifest.exists(), "a dry run writes nothing");
+    let written = lower_write(&config);
+    assert!(
+        stdout.lines().count() < written.lines().count(),
+        "bounded: {} lines printed for a {}-line manifest",
+        stdout.lines().count(),
+        written.lines().count()
+    );
+    drop(dir);
 }

@@ -86,7 +86,7 @@ pub struct PairResult {
     pub b: String,
     pub verdict: Verdict,
     /// Set when the pair is checked although its primitives overlap at every configuration
-    /// (their proof), or in at least 99 % of the sampled poses: the meshes inside do not, so
+    /// (their proof), or in every sampled pose: the meshes inside do not, so
     /// the primitives are loose there, or `always` on the meshes is unproven (`truth_search`
     /// says where it stopped). A diagnostic for the report, never an exemption.
     pub primitive_always: Option<String>,
@@ -268,10 +268,20 @@ impl<'k> PairDecider<'k> {
     pub fn decide_all(&self) -> Vec<PairResult> {
         let model = &self.k.model;
         let pairs: Vec<usize> = (0..model.checked_pairs().len()).collect();
-        pairs
+        let bar = crate::progress::bar(pairs.len() as u64, "deciding pairs");
+        let decided = pairs
             .par_iter()
-            .map_init(|| model.workspace(), |ws, &pi| self.decide(ws, pi))
-            .collect()
+            .map_init(
+                || model.workspace(),
+                |ws, &pi| {
+                    let p = self.decide(ws, pi);
+                    bar.inc(1);
+                    p
+                },
+            )
+            .collect();
+        bar.finish_and_clear();
+        decided
     }
 
     /// Decides checked pair `pi`.
@@ -584,9 +594,9 @@ impl<'k> PairDecider<'k> {
 }
 
 /// The report's evidence on pairs that stay checked although their primitives overlap
-/// everywhere (`primitive_always`) or in at least 99 % of the sampled poses (marked here when
-/// `always` was tried on the meshes): how often their meshes touch, on [`LOOSE_PAIR_POSES`]
-/// seeded poses of the sampling seed.
+/// everywhere (`primitive_always`) or in every sampled pose (marked here, refined links
+/// too): how often their meshes touch, on [`LOOSE_PAIR_POSES`] seeded poses of the
+/// sampling seed.
 fn measure_loose_pairs(
     pairs: &mut [PairResult],
     k: &LoadedKernel,
@@ -594,17 +604,17 @@ fn measure_loose_pairs(
     sampling: &sampling::SampleReport,
     options: &AcmOptions,
 ) {
-    let nearly_everywhere: Vec<(&str, &str, usize)> = sampling
+    let everywhere: Vec<(&str, &str, usize)> = sampling
         .colliding
         .iter()
-        .filter(|(_, _, n)| *n * 100 >= options.samples * 99)
+        .filter(|(_, _, n)| options.samples > 0 && *n == options.samples)
         .map(|(a, b, n)| (a.as_str(), b.as_str(), *n))
         .collect();
     for p in pairs.iter_mut() {
-        if p.primitive_always.is_some() || p.truth_search.is_none() {
+        if p.primitive_always.is_some() || p.verdict.exemption().is_some() {
             continue;
         }
-        if let Some((_, _, n)) = nearly_everywhere
+        if let Some((_, _, n)) = everywhere
             .iter()
             .find(|(a, b, _)| (*a, *b) == (p.a.as_str(), p.b.as_str()))
         {

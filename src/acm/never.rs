@@ -55,14 +55,30 @@ impl Ord for Cell {
     }
 }
 
-/// The pair's distance at `q` (a kernel lower bound), posing only what the pair needs.
-fn pair_at(model: &Model, ws: &mut Workspace, pair: usize, chain: &PairChain, q: &[f64]) -> f64 {
+/// Poses the links the pair needs at `q`.
+fn pose(model: &Model, ws: &mut Workspace, chain: &PairChain, q: &[f64]) {
     model.fk_partial(q, ws, &chain.posed_links, &chain.prims);
-    model.pair_distance(pair, ws)
 }
 
+/// A cleared box whose distance was only bounded (the kernel stopped refining past the
+/// clearing threshold): its centre, motion bound and the bound. Its exact distance is owed
+/// only if it could be the least lower bound or the closest distance reported.
+struct Bounded {
+    centre: Vec<f64>,
+    motion: f64,
+    bound: f64,
+}
+
+/// Two distances closer than this may come out of the bound and of the exact value in
+/// either order (rounding): a bounded box this close to the least exact value is refined.
+const ROUNDING_SLACK_M: f64 = 1e-9;
+
 /// Runs the branch and bound for checked pair `pair` (links `a`, `b`) with at most `budget` boxes.
-/// `base` holds the values of the dofs that do not move the pair.
+/// `base` holds the values of the dofs that do not move the pair. `model` refines every
+/// distance (a wide refinement band): each box centre is first asked for its distance refined
+/// only up to what clears the box, which settles most primitive pairs by their bounds; the
+/// outcome is that of exact distances at every centre (the kernel's value is exact whenever
+/// it is at most the refinement threshold, and a bound below it otherwise).
 pub fn branch_and_bound(
     model: &Model,
     ws: &mut Workspace,
@@ -78,8 +94,11 @@ pub fn branch_and_bound(
     let mut heap = BinaryHeap::new();
     let mut seq = 0;
     let mut boxes = 0;
+    // Over the boxes whose distance is exact: the least lower bound of the cleared ones
+    // and the least distance.
     let mut min_lb = f64::INFINITY;
     let mut closest = f64::INFINITY;
+    let mut bounded: Vec<Bounded> = Vec::new();
     let mut evaluate = |lo: Vec<f64>,
                         hi: Vec<f64>,
                         q: &mut Vec<f64>,
@@ -89,13 +108,32 @@ pub fn branch_and_bound(
         for i in 0..n {
             q[chain.dofs[i]] = 0.5 * (lo[i] + hi[i]);
         }
-        let d = pair_at(model, ws, pair, chain, q);
-        closest = closest.min(d);
+        pose(model, ws, chain, q);
         let half: Vec<f64> = (0..n).map(|i| 0.5 * (hi[i] - lo[i])).collect();
         let motion = chain.motion_bound(model, ws, &half);
+        // Refined up to margin + motion: beyond it the box is cleared by the bound alone.
+        let clearing = margin + motion - model.refine_band();
+        let fast = model.pair_distance_with_margin(pair, ws, clearing);
+        let exact = fast <= clearing + model.refine_band();
+        if !exact && fast - motion > margin {
+            // Cleared: the exact distance is at least the bound, so its lower bound too.
+            bounded.push(Bounded {
+                centre: chain.dofs.iter().map(|&d| q[d]).collect(),
+                motion,
+                bound: fast,
+            });
+            return Ok(());
+        }
+        let d = if exact {
+            fast
+        } else {
+            model.pair_distance(pair, ws)
+        };
+        closest = closest.min(d);
         let lb = d - motion;
         if lb > margin {
-            return Ok(lb);
+            min_lb = min_lb.min(lb);
+            return Ok(());
         }
         if d.is_nan() || d <= margin {
             return Err((q.clone(), d));
@@ -107,31 +145,68 @@ pub fn branch_and_bound(
             lo,
             hi,
         });
-        Ok(f64::INFINITY)
+        Ok(())
     };
-    match evaluate(lo, hi, &mut q, &mut heap, &mut boxes) {
-        Ok(lb) => min_lb = min_lb.min(lb),
-        Err((q, distance)) => return BoundOutcome::Reaches { q, distance, boxes },
+    if let Err((q, distance)) = evaluate(lo, hi, &mut q, &mut heap, &mut boxes) {
+        return BoundOutcome::Reaches { q, distance, boxes };
     }
+    let mut out_of_budget = false;
     while let Some(cell) = heap.pop() {
         if boxes + 2 > budget {
-            // What is left is not cleared: its lower bound is at most the margin.
-            return BoundOutcome::Unproven {
-                boxes,
-                min_lower_bound: min_lb.min(margin),
-                closest,
-            };
+            out_of_budget = true;
+            break;
         }
         // Split where the links move most.
         for (l, h) in chain.split(cell.lo, cell.hi) {
-            match evaluate(l, h, &mut q, &mut heap, &mut boxes) {
-                Ok(lb) => min_lb = min_lb.min(lb),
-                Err((q, distance)) => return BoundOutcome::Reaches { q, distance, boxes },
+            if let Err((q, distance)) = evaluate(l, h, &mut q, &mut heap, &mut boxes) {
+                return BoundOutcome::Reaches { q, distance, boxes };
             }
         }
     }
-    BoundOutcome::Never {
-        boxes,
-        min_lower_bound: min_lb,
+    // The bounded boxes' exact values, as far as they can matter: the closest distance
+    // when the budget ran out, the least lower bound when every box was cleared.
+    let key = |b: &Bounded| {
+        if out_of_budget {
+            b.bound
+        } else {
+            b.bound - b.motion
+        }
+    };
+    bounded.sort_by(|x, y| key(x).total_cmp(&key(y)));
+    for b in &bounded {
+        let least = if out_of_budget { closest } else { min_lb };
+        if key(b) > least + ROUNDING_SLACK_M {
+            break;
+        }
+        for (i, &d) in chain.dofs.iter().enumerate() {
+            q[d] = b.centre[i];
+        }
+        pose(model, ws, chain, &q);
+        // Refined only as far as it could be the least: past that, a bound is enough.
+        let matters = if out_of_budget {
+            least
+        } else {
+            least + b.motion
+        };
+        let refining = matters + ROUNDING_SLACK_M - model.refine_band();
+        let d = model.pair_distance_with_margin(pair, ws, refining);
+        if d > refining + model.refine_band() {
+            continue;
+        }
+        closest = closest.min(d);
+        min_lb = min_lb.min(d - b.motion);
+    }
+    if out_of_budget {
+        // What is left is not cleared: its lower bound is at most the margin.
+        BoundOutcome::Unproven {
+            boxes,
+            min_lower_bound: min_lb.min(margin),
+            closest,
+        }
+    } else {
+        BoundOutcome::Never {
+            boxes,
+            min_lower_bound: min_lb,
+        }
     }
 }

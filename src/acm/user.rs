@@ -11,7 +11,7 @@ use crate::io::allow::AllowEntry;
 use crate::manifest::kernel::load_kernel;
 use crate::manifest::{AcmEntry, Manifest};
 use crate::model::LinkPair;
-use crate::truth::contacts::mesh_contacts;
+use crate::truth::contacts::mesh_contacts_with_progress;
 use crate::truth::mesh::MeshTruth;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -136,7 +136,9 @@ pub fn measure(
         .iter()
         .map(|&i| (k.link_index[&user[i].a], k.link_index[&user[i].b]))
         .collect();
-    let contacts = mesh_contacts(&k.model, truth, &pairs, poses, seed);
+    let bar = crate::progress::bar(poses as u64, "allowed pairs' mesh contacts");
+    let contacts = mesh_contacts_with_progress(&k.model, truth, &pairs, poses, seed, &bar);
+    bar.finish_and_clear();
     for (&i, &(x, y)) in exempt.iter().zip(&pairs) {
         user[i].mesh_contacts = Some(contacts.count(x, y));
     }

@@ -16,13 +16,16 @@
 use crate::geom::point::Solid;
 use crate::kernel::Workspace;
 use crate::kernel::model::{Model, Primitive};
-use crate::kernel::vec3::{Mat3, V3, add, mul_mtv, mul_mv, norm, sub};
+use crate::kernel::vec3::{Mat3, V3, add, mul_mtv, mul_mv, norm, scale, sub};
 use crate::truth::mesh::MeshTruth;
 
 /// Per link, its primitives ready for depth queries (hull planes built once), and the
 /// links' truth when certificates must hold on the real geometry.
 pub struct DepthProbe<'t> {
     pub(crate) links: Vec<Vec<Option<Solid>>>,
+    /// Per link, per primitive (as in `links`), bounds on the points deep in it: a ball
+    /// holding it, and the largest depth any point can have in it.
+    bounds: Vec<Vec<Reach>>,
     truth: Option<&'t MeshTruth>,
     /// Per link, some of its mesh vertices (link frame; empty without a truth).
     surface: Vec<Vec<V3>>,
@@ -35,6 +38,63 @@ const SURFACE_POINTS: usize = 256;
 /// thin parts.
 const SURFACE_POINTS_CLOSED: usize = 32;
 
+/// Where a primitive's deep points can be: within `radius` of `centre` (link frame), and
+/// at most `depth` deep.
+#[derive(Debug, Clone, Copy)]
+struct Reach {
+    centre: V3,
+    radius: f64,
+    depth: f64,
+}
+
+fn least(v: V3) -> f64 {
+    v[0].min(v[1]).min(v[2])
+}
+
+/// Added to each primitive's bounds: a hull's facet planes may lie a rounding error
+/// outside its vertices.
+const BOUND_SLACK_M: f64 = 1e-6;
+
+/// A primitive ready for depth queries; `None` for a hull that cannot be rebuilt.
+fn solid(prim: &Primitive, hull: &[V3]) -> Option<Solid> {
+    match prim {
+        Primitive::Capsule { a, b, radius } => Some(Solid::capsule(*a, *b, *radius)),
+        Primitive::Box(bx) => Some(Solid::cuboid(bx.center, bx.rotation, bx.half_extents)),
+        Primitive::Tight(t) => Solid::hull(&hull[t.hull_offset..t.hull_offset + t.hull_len]).ok(),
+    }
+}
+
+/// Where a primitive's deep points can be (see [`Reach`]).
+fn reach(prim: &Primitive, hull: &[V3]) -> Reach {
+    match prim {
+        Primitive::Capsule { a, b, radius } => Reach {
+            centre: scale(add(*a, *b), 0.5),
+            radius: 0.5 * norm(sub(*b, *a)) + radius + BOUND_SLACK_M,
+            depth: radius + BOUND_SLACK_M,
+        },
+        Primitive::Box(bx) => Reach {
+            centre: bx.center,
+            radius: norm(bx.half_extents) + BOUND_SLACK_M,
+            depth: least(bx.half_extents) + BOUND_SLACK_M,
+        },
+        // The hull lies in its box (the kernel bounds it by the box).
+        Primitive::Tight(t) => {
+            let pts = &hull[t.hull_offset..t.hull_offset + t.hull_len];
+            let sum = pts.iter().fold([0.0; 3], |s, p| add(s, *p));
+            let centre = scale(sum, 1.0 / pts.len().max(1) as f64);
+            let r = pts
+                .iter()
+                .map(|p| norm(sub(*p, centre)))
+                .fold(0.0, f64::max);
+            Reach {
+                centre,
+                radius: r + BOUND_SLACK_M,
+                depth: least(t.bx.half_extents) + BOUND_SLACK_M,
+            }
+        }
+    }
+}
+
 /// Signed depth of a link-frame point in a primitive; `None` is a hull that cannot be
 /// rebuilt, which certifies nothing.
 pub(crate) fn probe_depth(prim: &Option<Solid>, local: V3) -> f64 {
@@ -45,28 +105,19 @@ impl<'t> DepthProbe<'t> {
     /// Depths in the primitives alone.
     pub fn new(model: &Model) -> DepthProbe<'t> {
         let hull = model.hull_vertices();
-        let links = model
+        let (links, bounds): (Vec<Vec<_>>, Vec<Vec<_>>) = model
             .links()
             .iter()
             .map(|l| {
                 l.primitives
                     .iter()
-                    .map(|prim| match prim {
-                        Primitive::Capsule { a, b, radius } => {
-                            Some(Solid::capsule(*a, *b, *radius))
-                        }
-                        Primitive::Box(bx) => {
-                            Some(Solid::cuboid(bx.center, bx.rotation, bx.half_extents))
-                        }
-                        Primitive::Tight(t) => {
-                            Solid::hull(&hull[t.hull_offset..t.hull_offset + t.hull_len]).ok()
-                        }
-                    })
-                    .collect()
+                    .map(|prim| (solid(prim, hull), reach(prim, hull)))
+                    .unzip()
             })
-            .collect();
+            .unzip();
         DepthProbe {
             links,
+            bounds,
             truth: None,
             surface: Vec::new(),
         }
@@ -200,8 +251,19 @@ pub fn common_ball(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> Op
     let pose_a = ws.link_pose(a);
     let pose_b = ws.link_pose(b);
     let mut best: Option<(V3, f64)> = None;
-    for pa in probe.primitives(a) {
-        for pb in probe.primitives(b) {
+    for (pa, ra) in probe.primitives(a).iter().zip(&probe.bounds[a]) {
+        let ca = to_world(&pose_a, ra.centre);
+        for (pb, rb) in probe.primitives(b).iter().zip(&probe.bounds[b]) {
+            // A point `d` deep in both lies within `radius - d` of each centre: primitives
+            // this far apart, or this thin, hold no common point deeper than `best`, and
+            // the search below could not change it.
+            let gap = norm(sub(to_world(&pose_b, rb.centre), ca));
+            let deepest = (0.5 * (ra.radius + rb.radius - gap))
+                .min(ra.depth)
+                .min(rb.depth);
+            if deepest <= best.map_or(0.0, |(_, d)| d) {
+                continue;
+            }
             for shrink in [
                 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001, 0.0005, 0.0002, 0.0001, 0.00005,
                 0.00001,

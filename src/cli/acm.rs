@@ -29,6 +29,11 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
     }
     let adopt = adopt_selection(&args.adopt_srdf)?;
     let read = args.read.sweep_read();
+    crate::progress::start(&format!(
+        "collide acm regenerate {}: deciding every pair (branch and bound, always proofs, {} sampled poses)",
+        args.robot.display(),
+        args.samples
+    ));
     let loaded = load_robot(&args.robot, &read.load)?;
     let path = args
         .manifest
@@ -105,7 +110,10 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
             .expect("plain JSON")
         );
     } else {
-        crate::out!("{}", summary(&r.result, &r.user_rows, started));
+        crate::out!(
+            "{}",
+            summary(&r.result, &r.user_rows, &r.config_path, started)
+        );
         if !r.manifest.rest_pose.clear {
             crate::outln!(
                 "\nrest pose: {} checked pair(s) in contact:",
@@ -114,6 +122,10 @@ fn regenerate(args: AcmArgs) -> Result<i32> {
             for (a, b, d) in &r.rest_contacts {
                 crate::outln!("  {a} - {b}: {:.1} mm", d * 1e3);
             }
+            crate::outln!(
+                "next: choose a rest pose where these meshes are apart (`rest_pose:` in {config}); where the meshes are apart and only the primitives meet, `collide lower {config} --write` refines those links first; a contact by design goes into `allow:` in {config}, with its reason",
+                config = r.config_path.display()
+            );
             crate::out!(
                 "{}",
                 crate::report::design_candidates_text(&r.design_candidates)
@@ -209,7 +221,28 @@ fn q_text(q: &[(String, f64)]) -> String {
         .join(" ")
 }
 
-pub fn summary(r: &Regenerated, user: &[UserRow], started: Instant) -> String {
+/// Rows of a long table shown; the rest are counted.
+const SHOWN_ROWS: usize = 15;
+
+/// The category a pair's row ends in: a pair the config allows is exempt by the user,
+/// whatever the proofs found.
+fn category(r: &Regenerated, user: &[UserRow], a: &str, b: &str) -> &'static str {
+    if allowed(user, a, b) {
+        return "user";
+    }
+    r.pairs
+        .iter()
+        .find(|p| p.a == a && p.b == b)
+        .map_or("-", |p| p.verdict.category())
+}
+
+/// Whether the config's `allow:` exempts pair `a`, `b` (names in the manifest's order).
+fn allowed(user: &[UserRow], a: &str, b: &str) -> bool {
+    user.iter()
+        .any(|u| u.status == UserStatus::Exempt && u.a == a && u.b == b)
+}
+
+pub fn summary(r: &Regenerated, user: &[UserRow], config: &Path, started: Instant) -> String {
     let mut out = String::new();
     let mut cats = Table::new(&["category", "pairs", "exempt"]);
     for (cat, exempt) in [
@@ -242,15 +275,29 @@ pub fn summary(r: &Regenerated, user: &[UserRow], started: Instant) -> String {
         r.rows.len(),
         started.elapsed().as_secs_f64()
     );
+    let unproven = r
+        .pairs
+        .iter()
+        .filter(|p| matches!(p.verdict, Verdict::Unproven { .. }) && !allowed(user, &p.a, &p.b))
+        .count();
+    if unproven > 0 {
+        out += &format!(
+            "{unproven} pair(s) unproven: the branch and bound ran out of boxes; they stay checked (`collide acm regenerate {} --budget N` gives each pair more than the default 100000)\n",
+            config.display()
+        );
+    }
+    // Pairs the config allows are exempt: their overlap is in the user table below.
     let loose: Vec<_> = r
         .pairs
         .iter()
+        .filter(|p| !allowed(user, &p.a, &p.b))
         .filter_map(|p| p.primitive_always.as_ref().map(|proof| (p, proof)))
         .collect();
     if !loose.is_empty() {
         out += &format!(
-            "\n{} pair(s) checked although their primitives overlap everywhere or nearly: `always` is proven on the meshes, and is not for these (the primitives are loose there, or the proof on the meshes stopped where shown):\n",
-            loose.len()
+            "\n{} checked pair(s) whose primitives overlap in every sampled pose: `always` is proven on the meshes, and is not for these, so each trips the kernel in every pose (the primitives are loose there, or the proof on the meshes stopped where shown); `collide lower {config} --tight-link LINK` fits a link tighter, and a contact by design goes into `allow:` in {config}, with its reason:\n",
+            loose.len(),
+            config = config.display()
         );
         let mut t = Table::new(&[
             "link a",
@@ -319,6 +366,17 @@ pub fn summary(r: &Regenerated, user: &[UserRow], started: Instant) -> String {
             ]);
         }
         out += &t.render();
+        if r.srdf.iter().any(|s| {
+            matches!(
+                s.status,
+                SrdfStatus::Refuted { .. } | SrdfStatus::Unproven(_)
+            )
+        }) {
+            out += &format!(
+                "refuted and unproven SRDF rows are not exempt; `collide acm regenerate {} --adopt-srdf --write` copies them into the config's `allow:`, for review\n",
+                config.display()
+            );
+        }
     }
     if !user.is_empty() {
         out += &user_table(user);
@@ -326,13 +384,8 @@ pub fn summary(r: &Regenerated, user: &[UserRow], started: Instant) -> String {
     let s = &r.sampling;
     out += &format!("\nsampling ({} seeded poses, report only):\n", s.samples);
     let mut t = Table::new(&["link a", "link b", "category", "colliding poses"]);
-    for (a, b, c) in s.colliding.iter().take(15) {
-        let cat = r
-            .pairs
-            .iter()
-            .find(|p| &p.a == a && &p.b == b)
-            .map(|p| p.verdict.category())
-            .unwrap_or("-");
+    for (a, b, c) in s.colliding.iter().take(SHOWN_ROWS) {
+        let cat = category(r, user, a, b);
         t.row(vec![
             a.clone(),
             b.clone(),
@@ -344,6 +397,12 @@ pub fn summary(r: &Regenerated, user: &[UserRow], started: Instant) -> String {
         out += "no pair collided in any sample\n";
     } else {
         out += &t.render();
+        let left = s.colliding.len().saturating_sub(SHOWN_ROWS);
+        if left > 0 {
+            out += &format!(
+                "... and {left} more pair(s) that collided in some sample, not shown (`--json` lists them all)\n"
+            );
+        }
     }
     out
 }
@@ -461,6 +520,14 @@ fn json(
         .iter()
         .map(|e| serde_json::json!({"a": e.a, "b": e.b, "reason": e.reason}))
         .collect();
+    let colliding: Vec<_> = r
+        .sampling
+        .colliding
+        .iter()
+        .map(|(a, b, n)| serde_json::json!({"a": a, "b": b, "poses": n}))
+        .collect();
+    let sampling = serde_json::json!({"samples": r.sampling.samples, "colliding": colliding});
     serde_json::json!({"robot": m.robot, "pairs": pairs, "srdf": srdf, "user": user,
-        "adopted": adopted, "rows": m.acm.len(), "seconds": started.elapsed().as_secs_f64()})
+        "adopted": adopted, "sampling": sampling, "rows": m.acm.len(),
+        "seconds": started.elapsed().as_secs_f64()})
 }

@@ -51,6 +51,10 @@ pub fn run(args: LowerArgs) -> Result<i32> {
         },
         max_total_triangles: args.read.max_total_triangles,
     };
+    crate::progress::start(&format!(
+        "collide lower {}: fitting every link, then refining on free space",
+        args.robot.display()
+    ));
     let loaded = load_robot(&args.robot, &args.read.load_options())?;
     for w in &loaded.robot.warnings {
         crate::messages::warning(w);

@@ -1,7 +1,8 @@
 //! The ending `lower` and `acm regenerate` share, once their files are written (files are
 //! written before anything is printed, so a reader that goes away early cannot cost a
 //! write): `--check` exits 1 when a file would change, `--write` says what it wrote, and a
-//! dry run prints the diffs (not under `--json`, whose output is the JSON alone).
+//! dry run prints the diffs (not under `--json`, whose output is the JSON alone), or says
+//! that a file does not exist yet instead of printing all of it as added.
 
 use crate::io::atomic::Rewrite;
 use std::path::Path;
@@ -63,7 +64,12 @@ pub fn finish(files: &[Ending], mode: Mode, command: &str) -> i32 {
                 crate::messages::note(&format!("{path} is up to date"));
             }
         } else if !mode.json {
-            if e.file.changed() {
+            if !e.file.path.exists() {
+                // Nothing to compare with: a diff would be the whole file.
+                crate::messages::note(&format!(
+                    "{path} does not exist yet: `{command} --write` writes it (above, what it would hold)"
+                ));
+            } else if e.file.changed() {
                 crate::out!("{}", unified_diff(&e.file.old, &e.file.new, &e.file.path));
             } else {
                 crate::messages::note(&format!("{path} is up to date"));

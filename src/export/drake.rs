@@ -31,7 +31,7 @@ pub fn build(m: &Manifest, loaded: &LoadedRobot) -> Result<Export> {
                 .is_ok_and(|t| t.contains("xmlns:drake")),
         };
     let attrs = if declared { "" } else { NAMESPACE };
-    let (text, meshes) = urdf(m, loaded, &link_text, attrs, &tail)?;
+    let (text, meshes) = urdf(m, loaded, &link_text, attrs, &tail, "")?;
     Ok(super::urdf_export(
         super::Target::Drake,
         m,

@@ -321,7 +321,7 @@ fn urdf_export(
     target: Target,
     m: &Manifest,
     urdf: String,
-    meshes: Vec<(String, String)>,
+    meshes: Vec<urdf::OwnFile>,
     with_srdf: bool,
 ) -> Export {
     let main = PathBuf::from(format!("{}.urdf", m.robot));
@@ -335,10 +335,10 @@ fn urdf_export(
             bytes: srdf(m).into_bytes(),
         });
     }
-    for (path, obj) in meshes {
+    for (path, bytes) in meshes {
         files.push(File {
             path: PathBuf::from(path),
-            bytes: obj.into_bytes(),
+            bytes,
         });
     }
     Export {
@@ -615,7 +615,10 @@ pub fn export(
         let scratch = tempfile::tempdir()
             .map_err(|e| Error::input(format!("cannot make a scratch directory: {e}")))?;
         write_files(scratch.path(), &e.files)?;
-        prove(t, &e, scratch.path(), &m, &loaded, &truth)?;
+        // The scratch folder is this run's own: a message names the folder the files go to.
+        let dest = out.join(t.name());
+        prove(t, &e, scratch.path(), &m, &loaded, &truth)
+            .map_err(|err| renamed(err, scratch.path(), &dest))?;
         ready.push(e);
     }
     let mut written = Vec::new();
@@ -635,6 +638,16 @@ pub fn export(
         });
     }
     Ok(written)
+}
+
+/// `err` with every mention of folder `from` made one of `to`.
+fn renamed(mut err: Error, from: &Path, to: &Path) -> Error {
+    let (from, to) = (from.display().to_string(), to.display().to_string());
+    err.message = err.message.replace(&from, &to);
+    for line in &mut err.context {
+        *line = line.replace(&from, &to);
+    }
+    err
 }
 
 fn write_files(dir: &Path, files: &[File]) -> Result<()> {

@@ -12,7 +12,7 @@ use crate::manifest::{Link, Manifest};
 use std::path::Path;
 
 pub fn build(m: &Manifest, loaded: &LoadedRobot) -> Result<Export> {
-    let (text, meshes) = urdf(m, loaded, &link_text, "", "")?;
+    let (text, meshes) = urdf(m, loaded, &link_text, "", "", "")?;
     Ok(super::urdf_export(
         super::Target::Pinocchio,
         m,

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 pub fn build(m: &Manifest, loaded: &LoadedRobot) -> Result<Export> {
     let pkg = package_name(&m.robot);
     let text_of = |l: &Link, p: &[Piece], indent: &str| link_text(&pkg, l, p, indent);
-    let (text, meshes) = urdf(m, loaded, &text_of, "", "")?;
+    let (text, meshes) = urdf(m, loaded, &text_of, "", "", &format!("package://{pkg}/"))?;
     let mut e = super::urdf_export(super::Target::Ros, m, text, meshes, true);
     // A ROS package of its own: ROS's resource retriever (MoveIt, RViz) reads meshes by
     // `package://` URL, not by a path relative to the URDF.

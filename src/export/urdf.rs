@@ -10,27 +10,36 @@ use crate::model::SourceFormat;
 use crate::text::escape;
 use std::collections::BTreeMap;
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 /// What a target writes into each link (its collision blocks, and for pinocchio the
 /// `<collision_checking>` tags), with every line at `indent`.
 pub type LinkText<'a> = dyn Fn(&Link, &[Piece], &str) -> String + 'a;
 
+/// A file of the target's folder: its path there and its bytes.
+pub type OwnFile = (String, Vec<u8>);
+
 /// The URDF of a target: `link_text` per link, `robot_attrs` added to `<robot>` (a
-/// namespace), `tail` before `</robot>` (Drake's filter groups).
+/// namespace), `tail` before `</robot>` (Drake's filter groups); and the files it refers
+/// to (path in the target's folder, bytes): the hull OBJs, and the source's meshes named
+/// by a path relative to it, copied (see [`relocate_relative_meshes`]). `own` is how the
+/// target's URDF names a file of its own folder (`package://NAME_collide/` for ros, the
+/// empty prefix of a path relative to the URDF otherwise).
 pub fn urdf(
     m: &Manifest,
     loaded: &LoadedRobot,
     link_text: &LinkText,
     robot_attrs: &str,
     tail: &str,
-) -> Result<(String, Vec<(String, String)>)> {
+    own: &str,
+) -> Result<(String, Vec<OwnFile>)> {
     let mut blocks: BTreeMap<&str, (&Link, Vec<Piece>)> = BTreeMap::new();
-    let mut meshes = Vec::new();
+    let mut files = Vec::new();
     for l in m.links.iter().filter(|l| !l.primitives.is_empty()) {
         let p = pieces(l)?;
         for piece in &p {
             if let Piece::Hull { file, obj, .. } = piece {
-                meshes.push((file.clone(), obj.clone()));
+                files.push((file.clone(), obj.clone().into_bytes()));
             }
         }
         blocks.insert(&l.name, (l, p));
@@ -43,12 +52,103 @@ pub fn urdf(
                     Error::at(&loaded.robot.source, None, format!("cannot read: {e}"))
                 })?,
             };
-            splice(&source, &blocks, link_text, robot_attrs, tail)
-                .map_err(|why| Error::at(&loaded.robot.source, None, why))?
+            let spliced = splice(&source, &blocks, link_text, robot_attrs, tail)
+                .map_err(|why| Error::at(&loaded.robot.source, None, why))?;
+            let hulls: Vec<String> = files.iter().map(|(f, _)| format!("{own}{f}")).collect();
+            let (text, copied) = relocate_relative_meshes(&spliced, loaded, own, &hulls)?;
+            files.extend(copied);
+            text
         }
         SourceFormat::Mjcf => generate(m, &blocks, link_text, robot_attrs, tail)?,
     };
-    Ok((text, meshes))
+    Ok((text, files))
+}
+
+/// Where the source's meshes are copied to in the target's folder.
+const SOURCE_MESHES: &str = "meshes/source";
+
+/// `text` (the source URDF, spliced) with every mesh it names by a path relative to the
+/// source (`../meshes/base.STL`, `meshes/arm.stl`, `file://meshes/a.stl`) copied into the
+/// target's folder, as `meshes/source/FILE` (`FILE_2`... when two files share a name), and
+/// named `own` + that path: such a path would not resolve from the folder the URDF is
+/// written to. `package://`, absolute and `file:///` references resolve wherever the URDF
+/// is, and are kept; so are the export's own `skip` files.
+fn relocate_relative_meshes(
+    text: &str,
+    loaded: &LoadedRobot,
+    own: &str,
+    skip: &[String],
+) -> Result<(String, Vec<OwnFile>)> {
+    let source = &loaded.robot.source;
+    let tags = tags(text).map_err(|why| Error::at(source, None, why))?;
+    let mut copied: Vec<(PathBuf, String)> = Vec::new();
+    let mut files = Vec::new();
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for t in tags
+        .iter()
+        .filter(|t| t.name == "mesh" && t.kind != TagKind::Close)
+    {
+        let Some(value) = attr(t.attrs, "filename") else {
+            continue;
+        };
+        let reference = unescape(value);
+        let path_part = reference.strip_prefix("file://").unwrap_or(&reference);
+        if reference.contains("://") && !reference.starts_with("file://")
+            || Path::new(path_part).is_absolute()
+            || skip.contains(&reference)
+        {
+            continue;
+        }
+        let file = loaded.resolver.resolve(&reference, source, None)?;
+        let dest = match copied.iter().find(|(p, _)| *p == file) {
+            Some((_, dest)) => dest.clone(),
+            None => {
+                let dest = unique_name(&file, &copied);
+                let bytes = std::fs::read(&file)
+                    .map_err(|e| Error::at(&file, None, format!("cannot read: {e}")))?;
+                files.push((dest.clone(), bytes));
+                copied.push((file, dest.clone()));
+                dest
+            }
+        };
+        let at = value.as_ptr() as usize - text.as_ptr() as usize;
+        edits.push((at..at + value.len(), escape(&format!("{own}{dest}"))));
+    }
+    let mut out = text.to_string();
+    for (r, s) in edits.into_iter().rev() {
+        out.replace_range(r, &s);
+    }
+    Ok((out, files))
+}
+
+/// An attribute value's text as a reader sees it (the predefined entities decoded).
+fn unescape(value: &str) -> String {
+    value
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// `meshes/source/NAME` for `file`, with `_2`, `_3`... before the extension when another
+/// file already took the name.
+fn unique_name(file: &Path, taken: &[(PathBuf, String)]) -> String {
+    let name = file
+        .file_name()
+        .map_or_else(|| "mesh".to_string(), |n| n.to_string_lossy().into_owned());
+    let (stem, ext) = match name.rfind('.') {
+        Some(i) if i > 0 => (&name[..i], &name[i..]),
+        _ => (name.as_str(), ""),
+    };
+    (1..)
+        .map(|k| match k {
+            1 => format!("{SOURCE_MESHES}/{name}"),
+            _ => format!("{SOURCE_MESHES}/{stem}_{k}{ext}"),
+        })
+        .find(|d| !taken.iter().any(|(_, t)| t == d))
+        .expect("an unused name")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

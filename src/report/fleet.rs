@@ -595,28 +595,36 @@ fn rest_pictures_html(rr: &RobotReport) -> String {
     for v in &rr.rest_views {
         out += v;
     }
-    let trips: Vec<String> = fit
-        .rest
-        .contacts
-        .iter()
-        .enumerate()
-        .map(|(i, (a, b, d))| format!("{} {a}/{b} {} mm", i + 1, mm(*d)))
-        .collect();
     let caption = if fit.rest.clear {
         "The kernel clears the rest pose: no checked pair trips.".to_string()
     } else {
         format!(
-            "Red: the {} checked pair(s) whose primitives trip at rest, numbered on the views with the kernel's distance: {}.",
+            "Red: the {} checked pair(s) whose primitives trip at rest, numbered as in the table; the {} deepest are labelled on the views with the kernel's distance.",
             fit.rest.contacts.len(),
-            trips.join("; ")
+            fit.rest.contacts.len().min(svg::LABELLED_TRIPS)
         )
     };
     let _ = write!(
         out,
         "<p>The whole robot at its rest pose (the kernel's forward kinematics), world frame: grey the meshes, \
-         outlined every link's primitives (blue capsule, orange box, green hull). {}</p></div>",
+         outlined every link's primitives (blue capsule, orange box, green hull). {}</p>",
         escape(&caption)
     );
+    if !fit.rest.contacts.is_empty() {
+        out += "<table class=\"trips\"><tr><th>#</th><th>pair tripping at rest</th><th>kernel distance (mm)</th></tr>";
+        for (i, (a, b, d)) in fit.rest.contacts.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{} / {}</td><td>{}</td></tr>",
+                i + 1,
+                escape(a),
+                escape(b),
+                mm(*d)
+            );
+        }
+        out += "</table>";
+    }
+    out += "</div>";
     let _ = write!(
         out,
         "<div class=\"reach\"><h3>Reach kept over the rays</h3>{}<p>Per ray: green as far as the kernel lets the robot go, \

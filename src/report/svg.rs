@@ -283,6 +283,22 @@ pub struct Trip {
     pub distance_m: f64,
 }
 
+/// Tripping pairs labelled in a whole-robot view, the deepest first: more are unreadable.
+pub const LABELLED_TRIPS: usize = 5;
+
+/// A trip label's box in pixels, `[x, baseline y, width, height]`, beside `mid` and inside
+/// the view (the width estimated for the 11 px bold font, measured on rsvg's rendering).
+pub fn label_box(text: &str, mid: P2) -> [f64; 4] {
+    let (tw, th) = (6.8 * text.chars().count() as f64, 12.0);
+    let x = (mid[0] + 3.0).min(ROBOT_SIDE - tw - 2.0).max(2.0);
+    [x, mid[1] - 3.0, tw, th]
+}
+
+/// Whether two label boxes (as [`label_box`]: the y is the baseline) share any area.
+pub fn boxes_overlap(p: &[f64; 4], r: &[f64; 4]) -> bool {
+    p[0] < r[0] + r[2] && r[0] < p[0] + p[2] && p[1] - p[3] < r[1] && r[1] - r[3] < p[1]
+}
+
 /// Whole-robot view side in pixels, and its silhouette cells per side.
 const ROBOT_SIDE: f64 = 320.0;
 const ROBOT_GRID: usize = 200;
@@ -351,7 +367,8 @@ fn trip_anchor(a: &PlacedLink, b: &PlacedLink) -> Option<([f64; 3], [f64; 3])> {
 /// The whole robot in three orthographic views of the world frame (xy from above, xz and
 /// yz from the side), one scale for the three: every link's mesh as one silhouette, every
 /// primitive's outline over it, and each pair of `trips` in red (both links' primitives)
-/// with a line between them labelled with the kernel's distance in mm.
+/// with a line between them; the [`LABELLED_TRIPS`] deepest are labelled with their number
+/// (their place in `trips`, from 1) and the kernel's distance in mm, no two labels overlapping.
 pub fn robot_views(links: &[PlacedLink], trips: &[Trip]) -> Vec<String> {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
@@ -379,6 +396,10 @@ pub fn robot_views(links: &[PlacedLink], trips: &[Trip]) -> Vec<String> {
     let tripping: Vec<bool> = (0..links.len())
         .map(|i| trips.iter().any(|t| t.a == i || t.b == i))
         .collect();
+    // The deepest few pairs are labelled (indices into `trips`).
+    let mut by_depth: Vec<usize> = (0..trips.len()).collect();
+    by_depth.sort_by(|&x, &y| trips[x].distance_m.total_cmp(&trips[y].distance_m));
+    let labelled: Vec<usize> = by_depth.into_iter().take(LABELLED_TRIPS).collect();
     let anchors: Vec<Option<([f64; 3], [f64; 3])>> = trips
         .iter()
         .map(|t| trip_anchor(&links[t.a], &links[t.b]))
@@ -430,39 +451,40 @@ pub fn robot_views(links: &[PlacedLink], trips: &[Trip]) -> Vec<String> {
                     }
                 }
             }
-            // Labels placed greedily: each moves down or up by a line until it overlaps
-            // none already placed.
+            // Every tripping pair's line; labels for the deepest few only (the page's table
+            // lists every pair by its number), each placed greedily: moved down or up by a
+            // line until it overlaps none already placed, and left out where it cannot be.
             let mut placed: Vec<[f64; 4]> = Vec::new();
             for (n, (t, anchor)) in trips.iter().zip(&anchors).enumerate() {
                 let Some((pa, pb)) = anchor else { continue };
                 let (a, b) = (to_px(pa[h], pa[v]), to_px(pb[h], pb[v]));
+                let _ = write!(
+                    svg,
+                    "<line class=\"trip-line\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>",
+                    a[0], a[1], b[0], b[1],
+                );
+                if !labelled.contains(&n) {
+                    continue;
+                }
                 let mid = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
                 let text = format!("{} · {} mm", n + 1, crate::text::mm(t.distance_m));
-                let (tw, th) = (6.2 * text.chars().count() as f64, 12.0);
-                let x = (mid[0] + 3.0).min(ROBOT_SIDE - tw - 2.0).max(2.0);
-                let overlaps = |y: f64| {
-                    placed.iter().any(|r| {
-                        x < r[0] + r[2] && r[0] < x + tw && y - th < r[1] && r[1] - r[3] < y
-                    })
-                };
-                let y0 = mid[1] - 3.0;
-                let y = (0..40)
+                let [x, y, tw, th] = label_box(&text, mid);
+                let overlaps =
+                    |y: f64| placed.iter().any(|r| boxes_overlap(&[x, y, tw, th], r));
+                let Some(y) = (0..40)
                     .map(|k| {
                         let step = ((k + 1) / 2) as f64 * th;
-                        if k % 2 == 0 { y0 + step } else { y0 - step }
+                        if k % 2 == 0 { y + step } else { y - step }
                     })
                     .map(|y| y.clamp(LABEL + th, ROBOT_SIDE - 3.0))
                     .find(|&y| !overlaps(y))
-                    .unwrap_or(y0);
+                else {
+                    continue;
+                };
                 placed.push([x, y, tw, th]);
                 let _ = write!(
                     svg,
-                    "<line class=\"trip-line\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>\
-                     <text class=\"trip-label\" x=\"{x:.1}\" y=\"{y:.1}\">{text}</text>",
-                    a[0],
-                    a[1],
-                    b[0],
-                    b[1],
+                    "<text class=\"trip-label\" x=\"{x:.1}\" y=\"{y:.1}\">{text}</text>"
                 );
             }
             let _ = write!(
@@ -714,5 +736,88 @@ mod tests {
         }
         // The capsules (radius 90 mm) reach past the cubes: from x = -0.09 to 0.6 + 0.09.
         assert!(views[0].contains("780 mm across"), "{}", views[0]);
+    }
+
+    /// Issue 34: 41 pairs tripping on a humanoid's hands made 41 red labels on top of each
+    /// other. Only the deepest few are labelled, and no two labels overlap, as read back
+    /// from the SVG emitted (positions and texts).
+    #[test]
+    fn many_tripping_pairs_label_only_the_deepest_and_no_labels_overlap() {
+        let mesh = TriMesh {
+            vertices: vec![[0.0; 3], [0.01, 0.0, 0.0], [0.0, 0.01, 0.0]],
+            triangles: vec![[0, 1, 2]],
+        };
+        let prims = [Primitive::Capsule(Capsule {
+            a: [0.0; 3],
+            b: [0.0; 3],
+            radius: 0.02,
+        })];
+        // Twelve links crowded within a few centimetres: every pair trips.
+        let links: Vec<PlacedLink> = (0..12)
+            .map(|i| PlacedLink {
+                at: Iso {
+                    rot: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+                    pos: [0.003 * i as f64, 0.002 * (i % 3) as f64, 0.0],
+                },
+                mesh: &mesh,
+                prims: &prims,
+            })
+            .collect();
+        let mut trips = Vec::new();
+        for a in 0..12 {
+            for b in a + 1..12 {
+                if trips.len() < 41 {
+                    // Depths all different: pair k is (k * 7 mod 41) mm deep.
+                    let k = trips.len();
+                    trips.push(Trip {
+                        a,
+                        b,
+                        distance_m: -1e-3 * ((k * 7) % 41) as f64,
+                    });
+                }
+            }
+        }
+        let mut deepest: Vec<usize> = (0..trips.len()).collect();
+        deepest.sort_by(|&x, &y| trips[x].distance_m.total_cmp(&trips[y].distance_m));
+        let want: std::collections::BTreeSet<String> = deepest[..LABELLED_TRIPS]
+            .iter()
+            .map(|&k| (k + 1).to_string())
+            .collect();
+        for v in robot_views(&links, &trips) {
+            assert_eq!(v.matches("class=\"trip-line\"").count(), 41);
+            let labels: Vec<([f64; 4], String)> = v
+                .split("<text class=\"trip-label\" ")
+                .skip(1)
+                .map(|t| {
+                    let num = |key: &str| -> f64 {
+                        let from = t.find(key).unwrap() + key.len();
+                        let len = t[from..].find('"').unwrap();
+                        t[from..from + len].parse().unwrap()
+                    };
+                    let text = &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()];
+                    let b = label_box(text, [0.0, 0.0]);
+                    ([num("x=\""), num("y=\""), b[2], b[3]], text.to_string())
+                })
+                .collect();
+            assert!(
+                !labels.is_empty() && labels.len() <= LABELLED_TRIPS,
+                "{}",
+                labels.len()
+            );
+            for (i, (p, _)) in labels.iter().enumerate() {
+                assert!(p[0] >= 0.0 && p[0] + p[2] <= ROBOT_SIDE, "{p:?}");
+                assert!(p[1] - p[3] >= LABEL && p[1] <= ROBOT_SIDE, "{p:?}");
+                for (r, _) in &labels[i + 1..] {
+                    assert!(!boxes_overlap(p, r), "labels overlap: {p:?} {r:?}");
+                }
+            }
+            for (_, text) in &labels {
+                let n = text.split(' ').next().unwrap().to_string();
+                assert!(
+                    want.contains(&n),
+                    "{text} is not among the deepest {want:?}"
+                );
+            }
+        }
     }
 }

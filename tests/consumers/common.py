@@ -139,4 +139,6 @@ def args():
     p.add_argument("--robot", required=True, help="the manifest's robot name")
     p.add_argument("--poses", type=int, default=1000)
     p.add_argument("--seed", type=int, default=24)
+    p.add_argument("--visuals", action="store_true",
+                   help="also load every visual mesh (all must resolve from the export's folder)")
     return p.parse_args()

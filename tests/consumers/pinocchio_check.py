@@ -18,6 +18,15 @@ def main():
     srdf = os.path.join(d, a.robot + ".srdf")
     model = pin.buildModelFromUrdf(urdf)
     geom = pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION, package_dirs=[d])
+    if a.visuals:
+        # Every visual mesh loads (coal reads each file): none is a path that only
+        # resolved from where the source URDF was.
+        visual = pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.VISUAL, package_dirs=[d])
+        meshes = [g.meshPath for g in visual.geometryObjects if g.meshPath]
+        missing = [m for m in meshes if not os.path.isfile(m)]
+        print(f"pinocchio {a.robot}: {len(meshes)} visual meshes loaded, missing {len(missing)}")
+        if not meshes or missing:
+            sys.exit(1)
     geom.addAllCollisionPairs()
     pin.removeCollisionPairs(model, geom, srdf)
     data = model.createData()

@@ -32,6 +32,23 @@ def main():
         filename_handler=lambda fname: local(d, fname),
     )
     ok = urdf.validate()
+    if a.visuals:
+        # Every mesh reference is a package:// URL (ROS's resource retriever reads no path
+        # relative to the URDF) and yourdfpy loads each mesh of the export's own package.
+        loaded = yourdfpy.URDF.load(
+            os.path.join(d, a.robot + ".urdf"),
+            build_scene_graph=True,
+            load_meshes=True,
+            filename_handler=lambda fname: local(d, fname),
+        )
+        visuals = [v.geometry.mesh.filename for link in loaded.robot.links for v in link.visuals
+                   if v.geometry.mesh is not None]
+        not_package = [f for f in visuals if not f.startswith("package://")]
+        loaded_meshes = len(loaded.scene.geometry)
+        print(f"ros {a.robot}: {len(visuals)} visual meshes, {loaded_meshes} loaded by yourdfpy, "
+              f"not package:// {len(not_package)}")
+        if not visuals or not_package or loaded_meshes < len(visuals):
+            sys.exit(1)
     kinds = {}
     bad = []
     for link in urdf.robot.links:
