@@ -38,13 +38,15 @@ pub mod shapes;
 pub mod support_table;
 pub mod vec3;
 pub mod witness;
+pub mod workspace;
 
-pub use check::{CheckResult, CheckStats, VerdictResult, Workspace};
+pub use check::{CheckResult, VerdictResult};
 pub use model::{
     Acm, BoxShape, Joint, JointKind, Link, MAX_HULL_VERTICES, Mimic, Model, Primitive,
     TightGeometry,
 };
 pub use witness::PairWitness;
+pub use workspace::{CheckStats, Workspace};
 
 /// Deterministic values for the kernel's unit tests, without a dependency.
 #[cfg(test)]
