@@ -313,30 +313,3 @@ fn support_witness<A: SupportMap, B: SupportMap>(a: &A, b: &B, ra: f64, rb: f64)
     };
     inflate(ca, cb, ra, rb, n)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kernel::gjk::simplex::triangle_weights;
-
-    #[test]
-    fn triangle_weights_reproduce_the_nearest_point() {
-        let (a, b, c) = ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]);
-        // The origin projects to the centroid.
-        let w = triangle_weights(a, b, c, [0.0; 3]);
-        for x in w {
-            assert!((x - 1.0 / 3.0).abs() < 1e-15);
-        }
-        // Beyond vertex a, and beyond edge ab.
-        assert_eq!(
-            triangle_weights(a, b, c, [2.0, -1.0, -1.0]),
-            [1.0, 0.0, 0.0]
-        );
-        let w = triangle_weights(a, b, c, [1.0, 1.0, -1.0]);
-        assert!((w[0] - 0.5).abs() < 1e-15 && (w[1] - 0.5).abs() < 1e-15 && w[2] == 0.0);
-        // Collinear: the best edge.
-        let w = triangle_weights([0.0; 3], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [1.5, 1.0, 0.0]);
-        let p = [w[1] + 2.0 * w[2], 0.0, 0.0];
-        assert!((p[0] - 1.5).abs() < 1e-15);
-    }
-}

@@ -1,6 +1,6 @@
 use super::*;
 use crate::kernel::shapes::{Hull, Obb, Segment};
-use crate::kernel::vec3::IDENTITY;
+use crate::kernel::vec3::{IDENTITY, sub};
 
 fn unit_box(c: V3) -> Obb {
     Obb {
