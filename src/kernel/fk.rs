@@ -6,10 +6,10 @@
 //! after their leaders as `multiplier · q_leader + offset`; fixed joints are 0. `q` is not
 //! clamped to the limits. No allocation.
 
-use super::check::{Workspace, WorldPrim};
 use super::model::{Model, PrimKind, Source};
 use super::shapes::{Capsule, Obb};
 use super::vec3::{Iso, add, mul_mm, mul_mv, rot_axis_sc, scale, sub};
+use super::workspace::{Workspace, WorldPrim};
 
 impl Model {
     /// Forward kinematics for `q` (one value per [`Model::dof_joints`] entry) into `ws`.

@@ -5,8 +5,10 @@
 //!
 //! * [`model`]: the kinematic tree, primitives (capsule, box, box + tight geometry), the ACM
 //!   and the margin, validated at construction ([`Model::new`]).
-//! * [`fk`]: forward kinematics into a preallocated [`Workspace`].
-//! * [`check`]: [`Model::check_self_collision`], the broad phase and the verdict.
+//! * [`workspace`]: the preallocated [`Workspace`] a check works in.
+//! * [`fk`]: forward kinematics into it.
+//! * [`check`]: [`Model::check_self_collision`], the broad phase and the verdict;
+//!   [`Model::check_verdict`], the verdict only.
 //! * One file per distance routine, each documented as exact or as a lower bound; none ever
 //!   returns more than the exact **signed** distance (the distance apart, minus the
 //!   penetration depth in overlap), up to floating-point rounding:
@@ -38,13 +40,15 @@ pub mod shapes;
 pub mod support_table;
 pub mod vec3;
 pub mod witness;
+pub mod workspace;
 
-pub use check::{CheckResult, CheckStats, VerdictResult, Workspace};
+pub use check::{CheckResult, VerdictResult};
 pub use model::{
     Acm, BoxShape, Joint, JointKind, Link, MAX_HULL_VERTICES, Mimic, Model, Primitive,
     TightGeometry,
 };
 pub use witness::PairWitness;
+pub use workspace::{CheckStats, Workspace};
 
 /// Deterministic values for the kernel's unit tests, without a dependency.
 #[cfg(test)]

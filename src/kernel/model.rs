@@ -787,7 +787,7 @@ impl Model {
     }
 
     /// The checked link pairs `(i, j)`, `i < j`, in the order of
-    /// [`super::check::Workspace::pair_distances`] and of the search for the first tripping
+    /// `Workspace::pair_distances` and of the search for the first tripping
     /// pair: pairs not exempt by the ACM whose links both carry at least one primitive.
     pub fn checked_pairs(&self) -> &[(usize, usize)] {
         &self.checked_pairs

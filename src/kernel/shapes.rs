@@ -1,5 +1,5 @@
 //! World-frame (or any common-frame) shapes the distance routines work on, and their
-//! support maps for [`crate::kernel::gjk`].
+//! support maps for GJK (`gjk`).
 //!
 //! Units are metres throughout. A support map returns the point of the solid that is
 //! furthest along a direction together with a small integer id naming that point, so that a
@@ -259,7 +259,7 @@ impl HullPoints<'_> {
 }
 
 /// Placing other solids in a hull's own frame, where its stored points need no transform:
-/// GJK against a hull runs there (see [`crate::kernel::gjk::gjk_in_hull_frame`]).
+/// GJK against a hull runs there (see `gjk::gjk_in_hull_frame`).
 impl PosedHull<'_> {
     /// A point of the common frame in the hull's frame.
     #[inline(always)]

@@ -1,7 +1,7 @@
 //! A hull's support table: a cube map of directions (six faces of `EDGE × EDGE` cells), each
 //! cell holding the vertex a full scan finds furthest along the cell's centre direction.
 //!
-//! GJK uses it only to **propose** simplex points before its full scans ([`super::gjk`]):
+//! GJK uses it only to **propose** simplex points before its full scans (`gjk`):
 //! a proposal is a real vertex, so it gives a real point of `A − B` and can only lower the
 //! simplex's distance (an upper estimate), never a bound. Every lower bound still comes from
 //! a full linear scan ([`super::scan`]), so a poor entry costs iterations, never soundness.

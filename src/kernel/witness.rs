@@ -51,13 +51,13 @@
 //! that the points sit on the closest (or deepest) features, not merely at the right
 //! distance. No allocation.
 
-use super::check::{CheckStats, Workspace, WorldPrim};
 use super::distance_box_capsule::{NEAR_REL, segment_box_sq};
 use super::distance_capsule_capsule::segment_segment_sq;
 use super::gjk::{Difference, SimplexWeights, gjk_cso_depth_weights};
 use super::model::Model;
 use super::shapes::{Capsule, Obb, Segment, SupportMap};
 use super::vec3::{V3, add, axpy, cross, dot, mul_mtv, mul_mv, neg, norm, norm2, scale, sub};
+use super::workspace::{CheckStats, Workspace, WorldPrim};
 
 /// The signed distance of a checked link pair and where it is attained (see the module
 /// docs): world frame, metres.
@@ -312,115 +312,4 @@ fn support_witness<A: SupportMap, B: SupportMap>(a: &A, b: &B, ra: f64, rb: f64)
         scale(t, 1.0 / tl)
     };
     inflate(ca, cb, ra, rb, n)
-}
-
-/// Barycentric weights (of `p[0..n]`, `n <= 3`; the rest 0) of the point of the simplex `p`
-/// nearest to `q`: a vertex, an edge or the triangle's face (Voronoi regions), a degenerate
-/// triangle by its best edge.
-pub(crate) fn closest_weights(p: &[V3], q: V3) -> [f64; 3] {
-    match p.len() {
-        0 => [0.0; 3],
-        1 => [1.0, 0.0, 0.0],
-        2 => {
-            let t = segment_param(p[0], p[1], q);
-            [1.0 - t, t, 0.0]
-        }
-        _ => triangle_weights(p[0], p[1], p[2], q),
-    }
-}
-
-/// Parameter in `[0, 1]` of the point of segment `a`–`b` nearest to `q`.
-fn segment_param(a: V3, b: V3, q: V3) -> f64 {
-    let d = sub(b, a);
-    let dd = norm2(d);
-    if dd > 0.0 {
-        (dot(sub(q, a), d) / dd).clamp(0.0, 1.0)
-    } else {
-        0.0
-    }
-}
-
-/// Weights of the point of triangle `abc` nearest to `q` (Voronoi regions, as in
-/// Ericson, *Real-Time Collision Detection*, 5.1.5).
-fn triangle_weights(a: V3, b: V3, c: V3, q: V3) -> [f64; 3] {
-    let ab = sub(b, a);
-    let ac = sub(c, a);
-    let ap = sub(q, a);
-    let d1 = dot(ab, ap);
-    let d2 = dot(ac, ap);
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return [1.0, 0.0, 0.0];
-    }
-    let bp = sub(q, b);
-    let d3 = dot(ab, bp);
-    let d4 = dot(ac, bp);
-    if d3 >= 0.0 && d4 <= d3 {
-        return [0.0, 1.0, 0.0];
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        let t = d1 / (d1 - d3);
-        return [1.0 - t, t, 0.0];
-    }
-    let cp = sub(q, c);
-    let d5 = dot(ab, cp);
-    let d6 = dot(ac, cp);
-    if d6 >= 0.0 && d5 <= d6 {
-        return [0.0, 0.0, 1.0];
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        let t = d2 / (d2 - d6);
-        return [1.0 - t, 0.0, t];
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        let t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return [0.0, 1.0 - t, t];
-    }
-    let sum = va + vb + vc;
-    if sum > 0.0 && sum.is_finite() {
-        let (v, w) = (vb / sum, vc / sum);
-        return [1.0 - v - w, v, w];
-    }
-    // Degenerate (collinear) triangle: the best of its three edges.
-    let mut best = (f64::INFINITY, [1.0, 0.0, 0.0]);
-    for (i, j) in [(0, 1), (0, 2), (1, 2)] {
-        let (x, y) = ([a, b, c][i], [a, b, c][j]);
-        let t = segment_param(x, y, q);
-        let d = norm2(sub(axpy(x, t, sub(y, x)), q));
-        if d < best.0 {
-            let mut w = [0.0; 3];
-            w[i] = 1.0 - t;
-            w[j] = t;
-            best = (d, w);
-        }
-    }
-    best.1
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn triangle_weights_reproduce_the_nearest_point() {
-        let (a, b, c) = ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]);
-        // The origin projects to the centroid.
-        let w = triangle_weights(a, b, c, [0.0; 3]);
-        for x in w {
-            assert!((x - 1.0 / 3.0).abs() < 1e-15);
-        }
-        // Beyond vertex a, and beyond edge ab.
-        assert_eq!(
-            triangle_weights(a, b, c, [2.0, -1.0, -1.0]),
-            [1.0, 0.0, 0.0]
-        );
-        let w = triangle_weights(a, b, c, [1.0, 1.0, -1.0]);
-        assert!((w[0] - 0.5).abs() < 1e-15 && (w[1] - 0.5).abs() < 1e-15 && w[2] == 0.0);
-        // Collinear: the best edge.
-        let w = triangle_weights([0.0; 3], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [1.5, 1.0, 0.0]);
-        let p = [w[1] + 2.0 * w[2], 0.0, 0.0];
-        assert!((p[0] - 1.5).abs() < 1e-15);
-    }
 }
