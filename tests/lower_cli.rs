@@ -453,6 +453,7 @@ fn mirrored_links_get_equal_kinds_and_piece_counts() {
     assert_eq!(left.fit.choice, right.fit.choice);
     assert!(left.primitives.len() >= 2, "the left slab is cut");
     assert_eq!(left.primitives.len(), right.primitives.len());
+}
 
 /// A dry run on a robot with no manifest yet prints the per-link table and the summary and
 /// says the manifest does not exist yet, not the whole manifest as a diff against an
