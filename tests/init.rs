@@ -337,3 +337,34 @@ fn talos_rests_at_half_sitting() {
         text.contains("\nsrdf: package://example-robot-data/robots/talos_data/srdf/talos.srdf\n")
     );
 }
+
+/// Issue 34 item 5: the summary named 3 of "4 pair(s)" and its reason column was hundreds
+/// of columns wide. Every far pair that ruled q = 0 out is named (the count is what is
+/// listed), and no line of the summary is wider than a terminal.
+#[test]
+fn the_summary_names_every_pair_it_counts_and_wraps_its_reasons() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("many");
+    let urdf = robot("init_many/arm.urdf");
+    let run = common::collide_ok(&["init", s(&urdf), "--out", s(&out)]);
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.contains("not taken: 4 far pair(s) touch"), "{text}");
+    let reasons: String = text
+        .split("q = 0: the meshes of")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no reason for q = 0:\n{text}"))
+        .split(": the rest pose is the fix")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(reasons.starts_with("4 pair(s)"), "{reasons}");
+    for pair in ["base/l3", "base/l4", "base/l5", "base/l6"] {
+        assert!(reasons.contains(pair), "{pair} not named:\n{text}");
+    }
+    assert!(!reasons.contains("more pair(s)"), "{reasons}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "{} wide: {line}", line.len());
+    }
+}

@@ -607,8 +607,8 @@ fn rounded(
     q.to_vec()
 }
 
-/// `a/b, c/d and 3 more`.
-fn pair_list(pairs: &[(String, String)], max: usize) -> String {
+/// `a/b, c/d and 3 more pair(s)`: every pair counted, the first `max` named.
+pub fn pair_list(pairs: &[(String, String)], max: usize) -> String {
     let shown: Vec<String> = pairs
         .iter()
         .take(max)
@@ -644,14 +644,15 @@ fn number(v: f64) -> String {
     format!("{v:?}")
 }
 
-/// Comment lines of `text`, wrapped at about 92 columns, each `indent# ...`.
-fn comment(indent: &str, text: &str) -> String {
+/// Lines of `text` (made one line), each `prefix` then words, wrapped at about `width`
+/// columns; a word longer than the line gets a line of its own.
+pub fn wrapped(prefix: &str, text: &str, width: usize) -> String {
     let text = one_line(text);
     let mut out = String::new();
     let mut line = String::new();
     for word in text.split(' ').filter(|w| !w.is_empty()) {
-        if !line.is_empty() && indent.len() + 2 + line.len() + 1 + word.len() > 92 {
-            out += &format!("{indent}# {line}\n");
+        if !line.is_empty() && prefix.len() + line.len() + 1 + word.len() > width {
+            out += &format!("{prefix}{line}\n");
             line.clear();
         }
         if !line.is_empty() {
@@ -660,9 +661,14 @@ fn comment(indent: &str, text: &str) -> String {
         line += word;
     }
     if !line.is_empty() {
-        out += &format!("{indent}# {line}\n");
+        out += &format!("{prefix}{line}\n");
     }
     out
+}
+
+/// Comment lines of `text`, wrapped at about 92 columns, each `indent# ...`.
+fn comment(indent: &str, text: &str) -> String {
+    wrapped(&format!("{indent}# "), text, 92)
 }
 
 /// Why the rest poses before the choice were not taken.
