@@ -368,3 +368,43 @@ fn the_summary_names_every_pair_it_counts_and_wraps_its_reasons() {
         assert!(line.chars().count() <= 100, "{} wide: {line}", line.len());
     }
 }
+
+/// Issue 31 item 4: `lower` runs before the ACM exists. The contacts by design it offers
+/// leave out the adjacent pairs `acm regenerate` exempts (base/l1 and l1/l2 here), and each
+/// pair in contact at rest is given one depth: base/l2, offered, with its meshes' depth
+/// only, not also with its primitives' in the rest-pose list.
+#[test]
+fn lower_offers_no_adjacent_pair_as_a_contact_by_design_and_one_depth_per_pair() {
+    let tmp = tempfile::tempdir().unwrap();
+    let urdf = robot("lower_design/knee.urdf");
+    let manifest = tmp.path().join("knee.manifest.yaml");
+    let run = common::collide_ok(&["lower", s(&urdf), "--write", "--out", s(&manifest)]);
+    let text = String::from_utf8(run.stdout).unwrap();
+    let offered: Vec<&str> = text
+        .split("contacts by design among the checked pairs")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no contacts by design offered:\n{text}"))
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.contains(" / "))
+        .collect();
+    assert_eq!(offered.len(), 1, "{text}");
+    assert!(
+        offered[0].starts_with("  base / l2: 2 moving joint(s) apart"),
+        "{text}"
+    );
+    assert!(offered[0].ends_with("50.0 mm deep at rest"), "{text}");
+    // Every pair with a depth appears once.
+    let depth_lines = |a: &str, b: &str| {
+        text.lines()
+            .filter(|l| l.contains(" mm deep"))
+            .filter(|l| l.contains(&format!("{a} - {b}:")) || l.contains(&format!("{a} / {b}:")))
+            .count()
+    };
+    for (a, b) in [("base", "l1"), ("base", "l2"), ("l1", "l2")] {
+        assert_eq!(depth_lines(a, b), 1, "{a}/{b}:\n{text}");
+    }
+    assert!(
+        text.contains("3 pair(s) in contact (not in the ACM; run `collide acm regenerate`), 1 of them listed below as contacts by design:"),
+        "{text}"
+    );
+}
