@@ -408,3 +408,133 @@ fn lower_offers_no_adjacent_pair_as_a_contact_by_design_and_one_depth_per_pair()
         "{text}"
     );
 }
+
+/// The xacrodoc `make test` installs (COLLIDE_XACRO, else `.venv/bin/xacrodoc`).
+fn xacrodoc() -> PathBuf {
+    std::env::var_os("COLLIDE_XACRO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::repo().join(".venv/bin/xacrodoc"))
+}
+
+/// Issue 34 item 2: `init` refused a `.xacro` ("is not a .urdf or an MJCF .xml"). It now
+/// expands it with the `--xacro-arg`s given and writes a config whose `urdf:` is the xacro
+/// (`package://` from its package.xml's name when the package roots find it, else a
+/// relative path) with those arguments as `xacro_args`, text as given ("0.60" stays so);
+/// the config loads back to the same expansion (the prefix on every link).
+#[test]
+fn init_takes_a_xacro_and_writes_it_with_its_arguments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pkgs = common::repo().join("tests/fixtures/xacro");
+    let xacro = pkgs.join("toy_arm/urdf/arm.urdf.xacro");
+    let init = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "init",
+            s(&xacro),
+            "--xacro-arg",
+            "prefix:=left_",
+            "--xacro-arg",
+            "reach:=0.60",
+            "--out",
+            s(out),
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        let run = common::collide()
+            .env("COLLIDE_XACRO", xacrodoc())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        std::fs::read_to_string(out.join("robot.yaml")).unwrap()
+    };
+    let args_yaml = "xacro_args:\n  prefix: \"left_\"\n  reach: \"0.60\"\n";
+
+    let out = tmp.path().join("pkg");
+    let text = init(&out, &["--package-path", s(&pkgs)]);
+    assert!(
+        text.contains("\nname: toy_arm\nurdf: package://toy_arm_description/urdf/arm.urdf.xacro\n"),
+        "{text}"
+    );
+    assert!(text.contains(args_yaml), "{text}");
+    // It loads back to the same expansion: the prefix on every link.
+    let links = |config: &Path, extra: &[&str]| {
+        let mut args = vec!["inspect", s(config), "--json"];
+        args.extend_from_slice(extra);
+        let run = common::collide()
+            .env("COLLIDE_XACRO", xacrodoc())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        v["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let prefixed = ["left_base", "left_upper", "left_fore", "left_tool"];
+    assert_eq!(
+        links(&out.join("robot.yaml"), &["--package-path", s(&pkgs)]),
+        prefixed
+    );
+
+    // Outside the package roots: a path relative to the config.
+    let out = tmp.path().join("rel");
+    let text = init(&out, &[]);
+    let urdf = text
+        .lines()
+        .find_map(|l| l.strip_prefix("urdf: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        urdf.starts_with("../") && urdf.ends_with("/toy_arm/urdf/arm.urdf.xacro"),
+        "{text}"
+    );
+    assert!(text.contains(args_yaml), "{text}");
+    assert_eq!(links(&out.join("robot.yaml"), &[]), prefixed);
+
+    // The fleet's robosuite Panda xacro: its package is `franka_description` by its
+    // package.xml, in a folder named panda_description.
+    let data = common::repo().join(".robots/site/robosuite/models/assets/bullet_data");
+    let panda = data.join("panda_description/urdf/panda_arm.urdf.xacro");
+    assert!(
+        panda.is_file(),
+        "real robots are not installed: run `make test`"
+    );
+    let out = tmp.path().join("panda");
+    let run = common::collide()
+        .env("COLLIDE_XACRO", xacrodoc())
+        .args([
+            "init",
+            s(&panda),
+            "--package-path",
+            s(&data),
+            "--out",
+            s(&out),
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = std::fs::read_to_string(out.join("robot.yaml")).unwrap();
+    assert!(
+        text.contains(
+            "\nname: panda\nurdf: package://franka_description/urdf/panda_arm.urdf.xacro\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("xacro_args"), "{text}");
+}

@@ -39,7 +39,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// A .urdf or an MJCF .xml.
+    /// A .urdf, a .xacro or .urdf.xacro (expanded with the --xacro-arg NAME:=VALUE given, which the config records as its `xacro_args`) or an MJCF .xml.
     pub robot: PathBuf,
     /// Directory of the config (default: robots/NAME/, NAME the description's robot name).
     #[arg(long, value_name = "DIR")]

@@ -1,4 +1,4 @@
-//! `collide init ROBOT_FILE [--out DIR] [--srdf FILE] [--adopt-contacts] [--force] [--json]`
+//! `collide init ROBOT_FILE [--out DIR] [--srdf FILE] [--xacro-arg NAME:=VALUE] [--adopt-contacts] [--force] [--json]`
 
 use super::args::InitArgs;
 use crate::error::{Error, Result};

@@ -122,6 +122,8 @@ pub struct Init {
     pub config_path: PathBuf,
     /// The references as written in the config.
     pub description_ref: String,
+    /// For a xacro description: the `--xacro-arg`s it was expanded with (a later one wins).
+    pub xacro_args: BTreeMap<String, String>,
     pub srdf_ref: Option<String>,
     pub rest: RestChoice,
     /// The rest poses ruled out before the choice, in the order tried.
@@ -146,7 +148,7 @@ pub struct Init {
 /// `NAME.srdf` whose NAME begins the description's stem (`talos.srdf` for
 /// `talos_reduced.urdf`), else the only `.srdf` there.
 pub fn find_srdf(description: &Path) -> Option<PathBuf> {
-    let stem = description.file_stem()?.to_string_lossy().into_owned();
+    let stem = description_stem(description)?;
     let dir = description.parent().unwrap_or(Path::new("."));
     let dir = if dir.as_os_str().is_empty() {
         Path::new(".")
@@ -183,6 +185,18 @@ pub fn find_srdf(description: &Path) -> Option<PathBuf> {
     (srdfs.len() == 1).then(|| srdfs[0].1.clone())
 }
 
+/// A description's name without its extensions: `arm` for `arm.urdf`, `arm.xml`,
+/// `arm.xacro` and `arm.urdf.xacro`.
+pub fn description_stem(description: &Path) -> Option<String> {
+    let stem = description.file_stem()?.to_string_lossy().into_owned();
+    if crate::io::xacro::is_xacro(description)
+        && let Some(s) = stem.strip_suffix(".urdf").filter(|s| !s.is_empty())
+    {
+        return Some(s.to_string());
+    }
+    Some(stem)
+}
+
 /// A robot name as a directory name: letters, digits, `_`, `-` and `.` kept, the rest `_`.
 pub fn dir_name(name: &str, fallback: &str) -> String {
     let clean: String = name
@@ -200,6 +214,26 @@ pub fn dir_name(name: &str, fallback: &str) -> String {
     } else {
         clean
     }
+}
+
+/// `package://NAME/PATH` for a description inside a ROS package (the nearest folder above
+/// it with a `package.xml` naming NAME) when that reference resolves back to it from the
+/// package roots; else `None`.
+fn package_reference(resolver: &PackageResolver, description: &Path) -> Option<String> {
+    let file = crate::io::package::lexical(description);
+    let package = file
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join("package.xml").is_file())?;
+    let name = crate::io::package::package_xml_name(package)?;
+    let inner = file.strip_prefix(package).ok()?;
+    let inner: Vec<String> = inner
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let uri = format!("package://{name}/{}", inner.join("/"));
+    let back = resolver.resolve(&uri, &file, None).ok()?;
+    (crate::io::package::lexical(&back) == file).then_some(uri)
 }
 
 /// Where the config goes: `out/robot.yaml`, else `robots/NAME/robot.yaml`.
@@ -311,18 +345,17 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    if !matches!(ext.as_str(), "urdf" | "xml" | "mjcf") {
+    if !matches!(ext.as_str(), "urdf" | "xacro" | "xml" | "mjcf") {
         return Err(Error::at(
             description,
             None,
-            "is not a .urdf or an MJCF .xml: `collide init` starts a robot config from its description",
+            "is not a .urdf, a .xacro or an MJCF .xml: `collide init` starts a robot config from its description",
         ));
     }
     let mut loaded = load_robot(description, &options.read.load)?;
     let mut warnings = loaded.robot.warnings.clone();
-    let fallback = description
-        .file_stem()
-        .map(|s| dir_name(&s.to_string_lossy(), "robot"))
+    let fallback = description_stem(description)
+        .map(|s| dir_name(&s, "robot"))
         .unwrap_or_else(|| "robot".into());
     let name = dir_name(&loaded.robot.name, &fallback);
     let config = config_path(options.out.as_deref(), &name);
@@ -331,7 +364,13 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
 
     let srdf_file = attach_srdf(&mut loaded, description, options, &mut warnings)?;
     let resolver = PackageResolver::from_env(&options.read.load.package_paths, Some(&dir));
-    let description_ref = resolver.reference_for(description, &dir);
+    let description_ref = package_reference(&resolver, description)
+        .unwrap_or_else(|| resolver.reference_for(description, &dir));
+    // The arguments the description was expanded with, as the config will give them.
+    let xacro_args: BTreeMap<String, String> = match &loaded.xacro {
+        Some(_) => options.read.load.xacro_args.iter().cloned().collect(),
+        None => BTreeMap::new(),
+    };
     let srdf_ref = srdf_file.as_ref().map(|s| resolver.reference_for(s, &dir));
 
     let mut scene = scene(&loaded, &options.read)?;
@@ -361,6 +400,7 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
         description: description.to_path_buf(),
         config_path: config,
         description_ref,
+        xacro_args,
         srdf_ref,
         rest: rest.choice,
         tried: rest.tried,
@@ -710,6 +750,12 @@ fn config_text(init: &Init, mjcf: bool) -> String {
         if mjcf { "mjcf" } else { "urdf" },
         reference(&init.description_ref)
     );
+    if !init.xacro_args.is_empty() {
+        t += "xacro_args:\n";
+        for (name, value) in &init.xacro_args {
+            t += &format!("  {}: {}\n", scalar(name), quoted(value));
+        }
+    }
     if let Some(s) = &init.srdf_ref {
         t += &format!("srdf: {}\n", reference(s));
     }
@@ -961,6 +1007,7 @@ impl Init {
             "robot": self.name,
             "config": self.config_path.display().to_string(),
             "description": self.description_ref,
+            "xacro_args": self.xacro_args,
             "srdf": self.srdf_ref,
             "rest_pose": rest,
             "ruled_out": tried,
