@@ -261,6 +261,7 @@ fn rest_q(loaded: &LoadedRobot, k: &LoadedKernel, spec: Option<RestPoseSpec>) ->
         rest_pose: spec,
         allow: Vec::new(),
         xacro_args: Default::default(),
+        truth: loaded.robot.truth,
     });
     let rest = with.rest_pose()?;
     let values = manifest::JointValues(
