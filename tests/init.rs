@@ -538,3 +538,89 @@ fn init_takes_a_xacro_and_writes_it_with_its_arguments() {
     );
     assert!(!text.contains("xacro_args"), "{text}");
 }
+
+/// Issue 31 item 4: a base and a torso that touch at rest only through the vendor's
+/// placeholder collision cylinder (tests/robots/init_truth). By default init judges on
+/// collision + visual, reports the pair with both truths' evidence and offers
+/// `truth: visual` commented out; with `--truth visual` the config chooses it, the rest
+/// pose is free, and lower, acm regenerate and verify work on that truth, which the
+/// manifest records: a config that changes its choice makes the manifest stale.
+#[test]
+fn init_offers_the_visual_truth_where_collision_primitives_make_the_rest_touch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let urdf = robot("init_truth/torso.urdf");
+    let out = tmp.path().join("default");
+    let config = out.join("robot.yaml");
+    let (json, text) = init_json(&["init", s(&urdf), "--out", s(&out)], &config);
+    let truth = &json["truth"];
+    assert_eq!(truth["geometry"], "collision+visual", "{json:#}");
+    assert_eq!(truth["chosen"], false);
+    assert_eq!(truth["coarse_links"], serde_json::json!(["base", "torso"]));
+    let pairs = truth["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "{json:#}");
+    assert_eq!(
+        (&pairs[0]["a"], &pairs[0]["b"]),
+        (&"base".into(), &"torso".into())
+    );
+    // Visual cubes 15 mm apart (to 1 µm, from below); the cylinder holds the torso's lower
+    // corners, radius sqrt(2) * 0.05 off the axis, about 79 mm inside its side (the
+    // 32-sided mesh of the cylinder is circumscribed).
+    let apart = pairs[0]["visual_apart_m"].as_f64().unwrap();
+    assert!((0.015 - 2e-6..=0.015).contains(&apart), "{apart}");
+    let depth = pairs[0]["collision_and_visual"]["depth_m"]
+        .as_f64()
+        .unwrap();
+    assert!((0.078..0.082).contains(&depth), "{depth}");
+    assert!(text.contains("\n# truth: visual\n"), "{text}");
+    let unwrapped = text.replace("\n# ", " ");
+    assert!(
+        unwrapped
+            .contains("base/torso (collision + visual: 79.6 mm deep; visual only: 15.0 mm apart)"),
+        "{text}"
+    );
+    // The pair is a contact by design on collision + visual.
+    assert_eq!(json["candidates"][0]["b"], "torso", "{json:#}");
+    let loaded = load_robot(&config, &read().load).unwrap();
+    assert_eq!(
+        loaded.robot.truth,
+        collide::model::TruthGeometry::CollisionAndVisual
+    );
+
+    // Chosen: judged on the visual pieces, where nothing touches.
+    let out = tmp.path().join("visual");
+    let config = out.join("robot.yaml");
+    let (json, text) = init_json(
+        &["init", s(&urdf), "--out", s(&out), "--truth", "visual"],
+        &config,
+    );
+    assert_eq!(json["truth"]["geometry"], "visual", "{json:#}");
+    assert_eq!(json["candidates"], serde_json::json!([]));
+    assert_eq!(json["rest_pose"]["kind"], "zero");
+    assert!(text.contains("\ntruth: visual\n"), "{text}");
+    let manifest = out.join("manifest.yaml");
+    common::collide_ok(&["lower", s(&config), "--write"]);
+    // Before the ACM: every pair checked, the visual cubes' primitives apart at rest.
+    let written = std::fs::read_to_string(&manifest).unwrap();
+    assert!(written.contains("\ntruth: visual\n"), "{written}");
+    let m = collide::manifest::load_manifest(&manifest).unwrap();
+    assert!(m.rest_pose.clear, "{written}");
+    assert!(m.rest_pose.min_distance_m > 0.01, "{written}");
+    common::collide_ok(&["acm", "regenerate", s(&config), "--write"]);
+    let written = std::fs::read_to_string(&manifest).unwrap();
+    assert!(written.contains("\ntruth: visual\n"), "{written}");
+    common::collide_ok(&["verify", s(&manifest)]);
+
+    // The config changes its choice: the manifest was proven on another truth.
+    std::fs::write(&config, text.replace("\ntruth: visual\n", "\n")).unwrap();
+    let run = common::collide()
+        .args(["verify", s(&manifest)])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout
+            .contains("chooses `truth: collision+visual`, but the manifest was proven on `visual`"),
+        "{stdout}"
+    );
+}

@@ -1,4 +1,4 @@
-//! `collide init ROBOT_FILE [--out DIR] [--srdf FILE] [--xacro-arg NAME:=VALUE] [--adopt-contacts] [--force] [--json]`
+//! `collide init ROBOT_FILE [--out DIR] [--srdf FILE] [--xacro-arg NAME:=VALUE] [--truth GEOMETRY] [--adopt-contacts] [--force] [--json]`
 
 use super::args::InitArgs;
 use crate::error::{Error, Result};
@@ -23,6 +23,7 @@ pub fn run(args: InitArgs) -> Result<i32> {
         srdf: args.srdf.clone(),
         adopt_contacts: args.adopt_contacts,
         force: args.force,
+        truth: args.truth,
         poses: args.poses,
         seed: args.seed,
         ..InitOptions::new(read.clone())
@@ -91,6 +92,7 @@ fn print_summary(init: &Init) {
     for r in &reasons {
         crate::out!("{}", wrapped("  ", r, WIDTH));
     }
+    print_truth(init);
     if !init.stuck.is_empty() {
         let line = format!(
             "{} pair(s) more than 2 moving joints apart touch at rest and in most seeded poses, which no rest pose parts (not contacts by design, no row offered; `acm regenerate` may prove them always, else decide them yourself): {}",
@@ -165,4 +167,42 @@ fn print_summary(init: &Init) {
 /// A line of prose, wrapped at [`WIDTH`].
 fn say(text: &str) {
     crate::out!("{}", wrapped("", text, WIDTH));
+}
+
+/// The truth the contacts were judged on and, where coarse collision primitives make pairs
+/// touch that the visual pieces keep apart, that evidence and the choice it offers.
+fn print_truth(init: &Init) {
+    if init.coarse_pairs.is_empty() {
+        if init.truth_chosen {
+            say(&format!("truth: {} (as chosen)", init.truth.as_str()));
+        }
+        return;
+    }
+    say(&format!(
+        "the <collision> primitives of {} make {} checked pair(s) touch at {} while their visual pieces are apart:",
+        init.coarse_links.join(", "),
+        init.coarse_pairs.len(),
+        init.evidence_pose
+    ));
+    let mut t = Table::new(&["link a", "link b", "collision + visual", "visual only"]);
+    for p in &init.coarse_pairs {
+        t.row(vec![
+            p.a.clone(),
+            p.b.clone(),
+            p.with_collision.describe(),
+            p.visual_apart(),
+        ]);
+    }
+    crate::out!("{}", t.render());
+    if init.truth_chosen {
+        say(&format!(
+            "truth: {} (as chosen); everything above is judged on it",
+            init.truth.as_str()
+        ));
+    } else {
+        say(&format!(
+            "judged on collision + visual (the default); if the visual meshes are the robot's true shape, uncomment `truth: visual` in {} before `collide lower`, or rerun with --truth visual --force to choose the rest pose and the contacts by design on them too",
+            init.config_path.display()
+        ));
+    }
 }

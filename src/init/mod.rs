@@ -24,12 +24,14 @@ use crate::io::package::PackageResolver;
 use crate::io::robot::{LoadedRobot, ReadOptions, RestPoseSpec, RobotConfig, load_robot};
 use crate::io::srdf::read_srdf;
 use crate::kernel::model::JointKind;
+use crate::kernel::vec3::Iso;
 use crate::manifest::kernel::{LoadedKernel, load_kernel};
 use crate::manifest::{self, Manifest};
 use crate::messages::one_line;
+use crate::model::{Role, Shape, TruthGeometry};
 use crate::truth::design::{self, AtPose, Candidate, SearchOptions};
 use crate::truth::mesh::MeshTruth;
-use crate::truth::meshes::{load_meshes, truths};
+use crate::truth::meshes::{MeshCache, load_meshes, truths, truths_as};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -50,6 +52,9 @@ pub struct InitOptions {
     pub adopt_contacts: bool,
     /// Replace an existing `robot.yaml`.
     pub force: bool,
+    /// The truth the user chose (`--truth`), written active; `None`: collision + visual,
+    /// and `truth: visual` offered commented out where the evidence calls for it.
+    pub truth: Option<TruthGeometry>,
     /// Seeded poses of the candidate search, and their seed.
     pub poses: usize,
     pub seed: u64,
@@ -63,6 +68,7 @@ impl InitOptions {
             srdf: None,
             adopt_contacts: false,
             force: false,
+            truth: None,
             poses: design::POSES,
             seed: design::SEED,
             read,
@@ -105,6 +111,17 @@ pub struct NamedCandidate {
     pub candidate: Candidate,
 }
 
+/// A checked pair whose links touch at rest only through coarse `<collision>` primitives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoarsePair {
+    pub a: String,
+    pub b: String,
+    /// With every collision and visual piece.
+    pub with_collision: AtPose,
+    /// How far apart the visual pieces alone are (m, a lower bound, to 1 µm).
+    pub visual_apart_m: f64,
+}
+
 /// A far pair in contact in most poses (see [`Init::stuck`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StuckPair {
@@ -134,6 +151,16 @@ pub struct Init {
     /// contacts by design; left out of the rest pose's choice and reported.
     pub stuck: Vec<StuckPair>,
     pub adopted: bool,
+    /// The truth every contact above was judged on, and whether the user chose it.
+    pub truth: TruthGeometry,
+    pub truth_chosen: bool,
+    /// Links whose `<collision>` pieces are primitives beside visual pieces, and the
+    /// checked pairs they make touch at [`Init::evidence_pose`] while the visual pieces
+    /// are apart: the evidence for `truth: visual`.
+    pub coarse_links: Vec<String>,
+    pub coarse_pairs: Vec<CoarsePair>,
+    /// The pose the evidence is taken at: the first rest pose tried.
+    pub evidence_pose: String,
     pub checked_pairs: usize,
     pub near_pairs: usize,
     pub poses: usize,
@@ -314,6 +341,8 @@ pub struct Scene {
     /// `checked` split by [`design::split_pairs`].
     pub near: Vec<(usize, usize)>,
     pub far: Vec<(usize, usize)>,
+    /// The meshes, loaded once (for the other truth's evidence).
+    pub cache: MeshCache,
 }
 
 /// Kinematics from a skeleton manifest, contacts from the real meshes (read within `read`'s
@@ -336,7 +365,124 @@ pub fn scene(loaded: &LoadedRobot, read: &ReadOptions) -> Result<Scene> {
         checked,
         near,
         far,
+        cache,
     })
+}
+
+/// Links whose `<collision>` pieces include a primitive (box, cylinder, sphere, capsule,
+/// ellipsoid) and which have a visual piece too: where the two truths differ by a
+/// placeholder. By link name, in link order.
+fn coarse_links(loaded: &LoadedRobot) -> Vec<String> {
+    loaded
+        .robot
+        .links
+        .iter()
+        .filter(|l| {
+            let primitive = l
+                .geometry
+                .iter()
+                .any(|g| g.role == Role::Collision && !matches!(g.shape, Shape::Mesh { .. }));
+            primitive && l.geometry.iter().any(|g| g.role == Role::Visual)
+        })
+        .map(|l| l.name.clone())
+        .collect()
+}
+
+/// Largest clearance (m) [`apart_by`] looks for.
+const APART_MAX_M: f64 = 1.0;
+
+/// How far apart the meshes of `a` and `b` are (m, placed at `pa`, `pb`): the largest
+/// margin, to about 1 µm, at which they do not yet touch (a lower bound on the distance);
+/// [`APART_MAX_M`] when they are further apart. 0 when they touch.
+fn apart_by(truth: &mut MeshTruth, a: usize, pa: &Iso, b: usize, pb: &Iso) -> f64 {
+    let (mut lo, mut hi) = (0.0, APART_MAX_M);
+    set_margin(truth, hi);
+    let far = !truth.touching(a, pa, b, pb);
+    set_margin(truth, 0.0);
+    if far {
+        return APART_MAX_M;
+    }
+    if truth.touching(a, pa, b, pb) {
+        return 0.0;
+    }
+    while hi - lo > 1e-6 {
+        let mid = 0.5 * (lo + hi);
+        set_margin(truth, mid);
+        if truth.touching(a, pa, b, pb) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    set_margin(truth, 0.0);
+    lo
+}
+
+/// The evidence for `truth: visual` at pose `q` (kernel dof order): the links with coarse
+/// collision primitives, and the checked pairs, one of them such a link, that touch with
+/// every collision and visual piece while their visual pieces alone are apart.
+fn coarse_evidence(
+    loaded: &LoadedRobot,
+    scene: &Scene,
+    q: &[f64],
+) -> Result<(Vec<String>, Vec<CoarsePair>)> {
+    let coarse = coarse_links(loaded);
+    if coarse.is_empty() {
+        return Ok((coarse, Vec::new()));
+    }
+    let k = &scene.kernel;
+    let of = |geometry| -> Result<MeshTruth> {
+        let meshes: BTreeMap<String, _> = truths_as(&loaded.robot, geometry, &scene.cache)?
+            .into_iter()
+            .collect();
+        Ok(MeshTruth::new(&k.link_names, &meshes))
+    };
+    let both = of(TruthGeometry::CollisionAndVisual)?;
+    let mut visual = of(TruthGeometry::Visual)?;
+    let place = design::placements_at(&k.model, q);
+    let is_coarse = |i: usize| coarse.contains(&k.link_names[i]);
+    let mut pairs = Vec::new();
+    for &(a, b) in &scene.checked {
+        if !is_coarse(a) && !is_coarse(b) {
+            continue;
+        }
+        let with_collision = design::contact_at(&both, a, &place[a], b, &place[b]);
+        if !with_collision.touches() || visual.touching(a, &place[a], b, &place[b]) {
+            continue;
+        }
+        pairs.push(CoarsePair {
+            a: k.link_names[a].clone(),
+            b: k.link_names[b].clone(),
+            with_collision,
+            visual_apart_m: apart_by(&mut visual, a, &place[a], b, &place[b]),
+        });
+    }
+    // The links named are those of the pairs shown.
+    let named: Vec<String> = coarse
+        .into_iter()
+        .filter(|l| pairs.iter().any(|p: &CoarsePair| &p.a == l || &p.b == l))
+        .collect();
+    Ok((named, pairs))
+}
+
+impl CoarsePair {
+    /// `15.0 mm apart`, `more than 1000.0 mm apart`.
+    pub fn visual_apart(&self) -> String {
+        if self.visual_apart_m >= APART_MAX_M {
+            format!("more than {} mm apart", crate::text::mm(APART_MAX_M))
+        } else {
+            format!("{} mm apart", crate::text::mm(self.visual_apart_m))
+        }
+    }
+
+    /// `collision + visual: 79.3 mm deep; visual only: 15.0 mm apart`.
+    pub fn evidence(&self) -> String {
+        format!(
+            "collision + visual: {}; visual only: {}",
+            self.with_collision.describe(),
+            self.visual_apart()
+        )
+    }
 }
 
 /// Reads the description, its SRDF and meshes, and decides the config; writes nothing.
@@ -374,7 +520,20 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
     };
     let srdf_ref = srdf_file.as_ref().map(|s| resolver.reference_for(s, &dir));
 
+    loaded.robot.truth = options.truth.unwrap_or_default();
     let mut scene = scene(&loaded, &options.read)?;
+    let first = loaded
+        .srdf
+        .iter()
+        .flat_map(|s| &s.group_states)
+        .next()
+        .map(|g| g.name.clone());
+    let evidence_pose = match &first {
+        Some(g) => format!("group_state {g}"),
+        None => "q = 0".into(),
+    };
+    let first_q = rest_q(&loaded, &scene.kernel, first.map(RestPoseSpec::Named))?;
+    let (coarse_links, coarse_pairs) = coarse_evidence(&loaded, &scene, &first_q)?;
     let bar = crate::progress::bar(options.poses as u64, "contacts by design");
     let contacts = design::near_contacts(
         &scene.kernel.model,
@@ -408,6 +567,11 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
         candidates,
         stuck: rest.stuck,
         adopted: options.adopt_contacts,
+        truth: loaded.robot.truth,
+        truth_chosen: options.truth.is_some(),
+        coarse_links,
+        coarse_pairs,
+        evidence_pose,
         checked_pairs: scene.checked.len(),
         near_pairs: scene.near.len(),
         poses: options.poses,
@@ -735,6 +899,38 @@ pub fn adopted_reason(c: &Candidate) -> String {
     )
 }
 
+/// The config's `truth:` with its evidence: active when the user chose it, offered
+/// commented out when coarse collision primitives make pairs touch that the visual
+/// pieces keep apart, else nothing (the default).
+fn truth_text(init: &Init) -> String {
+    let mut t = String::new();
+    if !init.coarse_pairs.is_empty() {
+        t += &comment(
+            "",
+            &format!(
+                "Which geometry is each link's truth, the shape every proof and contact is judged on: `collision+visual` (the default: every piece) or `visual` (for <collision> blocks that are coarse placeholders; a link without a visual piece keeps its collision pieces). The <collision> primitives of {} make these pairs touch at {} while their visual pieces are apart: {}.",
+                init.coarse_links.join(", "),
+                init.evidence_pose,
+                init.coarse_pairs
+                    .iter()
+                    .map(|p| format!("{}/{} ({})", p.a, p.b, p.evidence()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    if init.truth_chosen {
+        t += &format!("truth: {}\n", init.truth.as_str());
+    } else if !init.coarse_pairs.is_empty() {
+        t += &comment(
+            "",
+            "If the visual meshes are the robot's true shape, uncomment the next line (or rerun `collide init` with --truth visual --force, which also chooses the rest pose and the contacts by design on them):",
+        );
+        t += "# truth: visual\n";
+    }
+    t
+}
+
 /// The config's text.
 fn config_text(init: &Init, mjcf: bool) -> String {
     let mut t = String::new();
@@ -760,6 +956,7 @@ fn config_text(init: &Init, mjcf: bool) -> String {
     if let Some(s) = &init.srdf_ref {
         t += &format!("srdf: {}\n", reference(s));
     }
+    t += &truth_text(init);
     let far = format!(
         "pairs more than {} moving joints apart are never contacts by design: the rest pose is the fix",
         design::MAX_JOINTS_APART
@@ -988,11 +1185,7 @@ impl Init {
             .candidates
             .iter()
             .map(|c| {
-                let at_rest = match c.candidate.at_rest {
-                    AtPose::Apart => serde_json::json!("apart"),
-                    AtPose::Touching => serde_json::json!("touching"),
-                    AtPose::Deep(d) => serde_json::json!({"depth_m": d}),
-                };
+                let at_rest = at_pose_json(c.candidate.at_rest);
                 serde_json::json!({
                     "a": c.a, "b": c.b,
                     "joints_apart": c.candidate.joints_apart,
@@ -1011,6 +1204,17 @@ impl Init {
             "xacro_args": self.xacro_args,
             "srdf": self.srdf_ref,
             "rest_pose": rest,
+            "truth": {
+                "geometry": self.truth.as_str(),
+                "chosen": self.truth_chosen,
+                "coarse_links": self.coarse_links,
+                "evidence_pose": self.evidence_pose,
+                "pairs": self.coarse_pairs.iter().map(|p| serde_json::json!({
+                    "a": p.a, "b": p.b,
+                    "collision_and_visual": at_pose_json(p.with_collision),
+                    "visual_apart_m": p.visual_apart_m,
+                })).collect::<Vec<_>>(),
+            },
             "ruled_out": tried,
             "checked_pairs": self.checked_pairs,
             "near_pairs": self.near_pairs,
@@ -1021,6 +1225,15 @@ impl Init {
                 self.stuck.iter().map(|p| serde_json::json!({"a": p.a, "b": p.b,
                     "touching_poses": p.touching_poses})).collect::<Vec<_>>(),
         })
+    }
+}
+
+/// `"apart"`, `"touching"` or `{"depth_m": d}`.
+fn at_pose_json(p: AtPose) -> serde_json::Value {
+    match p {
+        AtPose::Apart => serde_json::json!("apart"),
+        AtPose::Touching => serde_json::json!("touching"),
+        AtPose::Deep(d) => serde_json::json!({"depth_m": d}),
     }
 }
 
