@@ -283,7 +283,7 @@ fn bad_input_is_one_error_line_and_nothing_written() {
     assert_refused(
         &run(&["init", s(&yaml), "--out", s(&out)]),
         "robot.yaml",
-        "is not a .urdf or an MJCF .xml",
+        "is not a .urdf, a .xacro or an MJCF .xml",
     );
     // No pose is free: the slider always sits in one of three blocks.
     let stuck = robot("init_stuck/stuck.urdf");
@@ -416,6 +416,21 @@ fn xacrodoc() -> PathBuf {
         .unwrap_or_else(|| common::repo().join(".venv/bin/xacrodoc"))
 }
 
+/// `collide ARGS` with the xacro expander, exit 0.
+fn xacro_ok(args: &[&str]) -> Output {
+    let run = common::collide()
+        .env("COLLIDE_XACRO", xacrodoc())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    run
+}
+
 /// Issue 34 item 2: `init` refused a `.xacro` ("is not a .urdf or an MJCF .xml"). It now
 /// expands it with the `--xacro-arg`s given and writes a config whose `urdf:` is the xacro
 /// (`package://` from its package.xml's name when the package roots find it, else a
@@ -439,16 +454,7 @@ fn init_takes_a_xacro_and_writes_it_with_its_arguments() {
             "-q",
         ];
         args.extend_from_slice(extra);
-        let run = common::collide()
-            .env("COLLIDE_XACRO", xacrodoc())
-            .args(&args)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        xacro_ok(&args);
         std::fs::read_to_string(out.join("robot.yaml")).unwrap()
     };
     let args_yaml = "xacro_args:\n  prefix: \"left_\"\n  reach: \"0.60\"\n";
@@ -464,16 +470,7 @@ fn init_takes_a_xacro_and_writes_it_with_its_arguments() {
     let links = |config: &Path, extra: &[&str]| {
         let mut args = vec!["inspect", s(config), "--json"];
         args.extend_from_slice(extra);
-        let run = common::collide()
-            .env("COLLIDE_XACRO", xacrodoc())
-            .args(&args)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        let run = xacro_ok(&args);
         let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
         v["links"]
             .as_array()
@@ -511,24 +508,15 @@ fn init_takes_a_xacro_and_writes_it_with_its_arguments() {
         "real robots are not installed: run `make test`"
     );
     let out = tmp.path().join("panda");
-    let run = common::collide()
-        .env("COLLIDE_XACRO", xacrodoc())
-        .args([
-            "init",
-            s(&panda),
-            "--package-path",
-            s(&data),
-            "--out",
-            s(&out),
-            "-q",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    xacro_ok(&[
+        "init",
+        s(&panda),
+        "--package-path",
+        s(&data),
+        "--out",
+        s(&out),
+        "-q",
+    ]);
     let text = std::fs::read_to_string(out.join("robot.yaml")).unwrap();
     assert!(
         text.contains(

@@ -511,7 +511,12 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
 
     let srdf_file = attach_srdf(&mut loaded, description, options, &mut warnings)?;
     let resolver = PackageResolver::from_env(&options.read.load.package_paths, Some(&dir));
-    let description_ref = package_reference(&resolver, description)
+    // A xacro is a ROS package's file: named by its package.xml's name, as xacro's own
+    // `$(find NAME)` names packages.
+    let description_ref = loaded
+        .xacro
+        .as_ref()
+        .and_then(|_| package_reference(&resolver, description))
         .unwrap_or_else(|| resolver.reference_for(description, &dir));
     // The arguments the description was expanded with, as the config will give them.
     let xacro_args: BTreeMap<String, String> = match &loaded.xacro {
