@@ -120,6 +120,7 @@ fn sample() -> Manifest {
         headroom_m: 0.001,
         hull_headroom_m: 0.0,
         margin_m: 0.0,
+        truth: Default::default(),
         rest_pose: RestPose {
             q: JointValues(vec![
                 ("hinge".into(), 0.1235),

@@ -39,7 +39,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// A .urdf or an MJCF .xml.
+    /// A .urdf, a .xacro or .urdf.xacro (expanded with the --xacro-arg NAME:=VALUE given, which the config records as its `xacro_args`) or an MJCF .xml.
     pub robot: PathBuf,
     /// Directory of the config (default: robots/NAME/, NAME the description's robot name).
     #[arg(long, value_name = "DIR")]
@@ -53,6 +53,9 @@ pub struct InitArgs {
     /// Replace an existing DIR/robot.yaml.
     #[arg(long)]
     pub force: bool,
+    /// Which geometry is each link's truth, written as the config's `truth:`: `collision+visual` (every piece: the default, safe) or `visual` (the visual pieces alone, for <collision> blocks that are coarse placeholders; a link without a visual piece keeps its collision pieces). Without it, init judges on collision+visual and, where coarse collision primitives make pairs touch at rest while the visual pieces are apart, writes `truth: visual` commented out with that evidence.
+    #[arg(long, value_name = "GEOMETRY", value_parser = truth_geometry)]
+    pub truth: Option<crate::model::TruthGeometry>,
     /// Seeded poses of the contact-by-design search.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub poses: usize,
@@ -315,6 +318,14 @@ pub struct FkArgs {
 }
 
 /// `--xacro-arg NAME:=VALUE`: a name without white space, then `:=`, then the value (may be empty).
+fn truth_geometry(s: &str) -> Result<crate::model::TruthGeometry, String> {
+    use crate::model::TruthGeometry;
+    [TruthGeometry::CollisionAndVisual, TruthGeometry::Visual]
+        .into_iter()
+        .find(|t| t.as_str() == s)
+        .ok_or_else(|| format!("`{s}` is not `collision+visual` or `visual`"))
+}
+
 fn xacro_arg(s: &str) -> Result<(String, String), String> {
     match s.split_once(":=") {
         Some((name, value)) if !name.is_empty() && !name.contains(char::is_whitespace) => {

@@ -1,10 +1,15 @@
-//! `collide init ROBOT_FILE [--out DIR] [--srdf FILE] [--adopt-contacts] [--force] [--json]`
+//! `collide init ROBOT_FILE [--out DIR] [--srdf FILE] [--xacro-arg NAME:=VALUE] [--truth GEOMETRY] [--adopt-contacts] [--force] [--json]`
 
 use super::args::InitArgs;
 use crate::error::{Error, Result};
-use crate::init::{Init, InitOptions, RestChoice, plan, write};
+use crate::init::{Init, InitOptions, RestChoice, pair_list, plan, wrapped, write};
 use crate::text::Table;
 use crate::truth::design::AtPose;
+
+/// Columns the summary's wrapped lines keep to.
+const WIDTH: usize = 100;
+/// Pairs named in one line of the summary; the others are counted.
+const MAX_NAMED: usize = 12;
 
 pub fn run(args: InitArgs) -> Result<i32> {
     if args.poses == 0 {
@@ -18,6 +23,7 @@ pub fn run(args: InitArgs) -> Result<i32> {
         srdf: args.srdf.clone(),
         adopt_contacts: args.adopt_contacts,
         force: args.force,
+        truth: args.truth,
         poses: args.poses,
         seed: args.seed,
         ..InitOptions::new(read.clone())
@@ -40,47 +46,55 @@ pub fn run(args: InitArgs) -> Result<i32> {
 
 fn print_summary(init: &Init) {
     crate::outln!("wrote {}", init.config_path.display());
-    let mut rest = Table::new(&["rest pose", "why"]);
+    // The table says what was decided; the reasons, which can name many pairs and joints,
+    // follow it, wrapped (a reason inside the table made it hundreds of columns wide).
+    let mut rest = Table::new(&["rest pose", "verdict"]);
+    let mut reasons = Vec::new();
     for t in &init.tried {
         rest.row(vec![
             t.label.clone(),
-            format!(
-                "not taken: {} pair(s) more than 2 moving joints apart touch ({}): the rest pose is the fix, not an exemption",
-                t.far_contacts.len(),
-                t.far_contacts
-                    .iter()
-                    .take(3)
-                    .map(|(a, b)| format!("{a}/{b}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            format!("not taken: {} far pair(s) touch", t.far_contacts.len()),
         ]);
+        reasons.push(format!(
+            "{}: the meshes of {} pair(s) more than 2 moving joints apart touch there ({}): the rest pose is the fix, not an exemption",
+            t.label,
+            t.far_contacts.len(),
+            pair_list(&t.far_contacts, MAX_NAMED)
+        ));
     }
-    let why = match &init.rest {
-        RestChoice::GroupState(_) => {
-            "chosen: no checked pair's meshes touch, contacts by design aside".to_string()
-        }
-        RestChoice::Zero => {
-            "chosen: no checked pair's meshes touch, contacts by design aside".to_string()
+    match &init.rest {
+        RestChoice::GroupState(_) | RestChoice::Zero => {
+            rest.row(vec![init.rest_label(), "chosen".into()]);
+            reasons.push(format!(
+                "{}: chosen: no checked pair's meshes touch there, contacts by design aside",
+                init.rest_label()
+            ));
         }
         RestChoice::Searched {
             values,
             distance,
             tried,
             ..
-        } => format!(
-            "chosen: the nearest free pose found ({tried} poses tried), distance {distance:.3} from q = 0: {}",
-            values
-                .iter()
-                .map(|(j, v)| format!("{j} = {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    rest.row(vec![init.rest_label(), why]);
+        } => {
+            rest.row(vec![init.rest_label(), "chosen".into()]);
+            reasons.push(format!(
+                "{}: chosen: the nearest free pose found ({tried} poses tried), distance {distance:.3} from q = 0: {}",
+                init.rest_label(),
+                values
+                    .iter()
+                    .map(|(j, v)| format!("{j} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
     crate::out!("{}", rest.render());
+    for r in &reasons {
+        crate::out!("{}", wrapped("  ", r, WIDTH));
+    }
+    print_truth(init);
     if !init.stuck.is_empty() {
-        crate::outln!(
+        let line = format!(
             "{} pair(s) more than 2 moving joints apart touch at rest and in most seeded poses, which no rest pose parts (not contacts by design, no row offered; `acm regenerate` may prove them always, else decide them yourself): {}",
             init.stuck.len(),
             init.stuck
@@ -96,13 +110,13 @@ fn print_summary(init: &Init) {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        say(&line);
     }
     if init.candidates.is_empty() {
-        crate::outln!(
+        say(&format!(
             "no contacts by design: none of the {} checked pair(s) at most 2 moving joints apart touches at rest or in half of {} seeded poses",
-            init.near_pairs,
-            init.poses
-        );
+            init.near_pairs, init.poses
+        ));
         return;
     }
     let mut t = Table::new(&[
@@ -130,22 +144,65 @@ fn print_summary(init: &Init) {
             },
         ]);
     }
-    crate::outln!(
+    say(&format!(
         "contacts by design ({} of {} checked pair(s) at most 2 moving joints apart; contact share of {} seeded poses):",
         init.candidates.len(),
         init.near_pairs,
         init.poses
-    );
+    ));
     crate::out!("{}", t.render());
     if init.adopted {
-        crate::outln!(
+        say(&format!(
             "review the adopted rows in {}: each reason says it was adopted without review",
             init.config_path.display()
-        );
+        ));
     } else {
-        crate::outln!(
+        say(&format!(
             "uncomment the rows you confirm in {} and say why (or rerun with --adopt-contacts --force)",
             init.config_path.display()
-        );
+        ));
+    }
+}
+
+/// A line of prose, wrapped at [`WIDTH`].
+fn say(text: &str) {
+    crate::out!("{}", wrapped("", text, WIDTH));
+}
+
+/// The truth the contacts were judged on and, where coarse collision primitives make pairs
+/// touch that the visual pieces keep apart, that evidence and the choice it offers.
+fn print_truth(init: &Init) {
+    if init.coarse_pairs.is_empty() {
+        if init.truth_chosen {
+            say(&format!("truth: {} (as chosen)", init.truth.as_str()));
+        }
+        return;
+    }
+    say(&format!(
+        "the <collision> primitives of {} make {} checked pair(s) touch at {} while their visual pieces are apart:",
+        init.coarse_links.join(", "),
+        init.coarse_pairs.len(),
+        init.evidence_pose
+    ));
+    let mut t = Table::new(&["link a", "link b", "collision + visual", "visual only"]);
+    for p in &init.coarse_pairs {
+        t.row(vec![
+            p.a.clone(),
+            p.b.clone(),
+            p.with_collision.describe(),
+            p.visual_apart(),
+        ]);
+    }
+    crate::out!("{}", t.render());
+    if init.truth_chosen {
+        say(&format!(
+            "truth: {} (as chosen); everything above is judged on it",
+            init.truth.as_str()
+        ));
+    } else {
+        say(&format!(
+            "judged on collision + visual (the default); if the visual meshes are the robot's true shape, uncomment `truth: visual` in {} before `collide lower`, or rerun with --truth visual --force to choose the rest pose and the contacts by design on them too",
+            init.config_path.display()
+        ));
     }
 }

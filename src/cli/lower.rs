@@ -285,11 +285,30 @@ fn print_rest(lowered: &Lowered) {
         );
         return;
     }
+    // A pair offered below as a contact by design is listed there, with its meshes' depth:
+    // one depth per pair.
+    let offered = |a: &String, b: &String| {
+        lowered
+            .design_candidates
+            .iter()
+            .any(|(x, y, _)| (x, y) == (a, b) || (x, y) == (b, a))
+    };
+    let listed: Vec<_> = lowered
+        .rest_contacts
+        .iter()
+        .filter(|(a, b, _)| !offered(a, b))
+        .collect();
+    let below = lowered.rest_contacts.len() - listed.len();
     crate::outln!(
-        "\nrest pose: {} pair(s) in contact (not in the ACM; run `collide acm regenerate`):",
-        lowered.rest_contacts.len()
+        "\nrest pose: {} pair(s) in contact (not in the ACM; run `collide acm regenerate`){}:",
+        lowered.rest_contacts.len(),
+        if below > 0 {
+            format!(", {below} of them listed below as contacts by design")
+        } else {
+            String::new()
+        }
     );
-    for (a, b, d) in lowered.rest_contacts.iter().take(20) {
+    for (a, b, d) in listed.iter().take(20) {
         crate::outln!(
             "  {a} - {b}: {} mm {}",
             mm(d.abs()),
@@ -300,7 +319,7 @@ fn print_rest(lowered: &Lowered) {
             }
         );
     }
-    if lowered.rest_contacts.len() > 20 {
-        crate::outln!("  ... and {} more", lowered.rest_contacts.len() - 20);
+    if listed.len() > 20 {
+        crate::outln!("  ... and {} more", listed.len() - 20);
     }
 }

@@ -27,11 +27,16 @@ use crate::kernel::model::JointKind;
 use crate::manifest::kernel::{LoadedKernel, load_kernel};
 use crate::manifest::{self, Manifest};
 use crate::messages::one_line;
+use crate::model::TruthGeometry;
 use crate::truth::design::{self, AtPose, Candidate, SearchOptions};
 use crate::truth::mesh::MeshTruth;
-use crate::truth::meshes::{load_meshes, truths};
+use crate::truth::meshes::{MeshCache, load_meshes, truths};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+mod truth;
+pub use truth::CoarsePair;
+use truth::{coarse_evidence, truth_text};
 
 /// Clearances the searched rest pose keeps between the meshes of every far pair (m), the
 /// first the search reaches: a rest pose the meshes barely clear would trip on any
@@ -50,6 +55,9 @@ pub struct InitOptions {
     pub adopt_contacts: bool,
     /// Replace an existing `robot.yaml`.
     pub force: bool,
+    /// The truth the user chose (`--truth`), written active; `None`: collision + visual,
+    /// and `truth: visual` offered commented out where the evidence calls for it.
+    pub truth: Option<TruthGeometry>,
     /// Seeded poses of the candidate search, and their seed.
     pub poses: usize,
     pub seed: u64,
@@ -63,6 +71,7 @@ impl InitOptions {
             srdf: None,
             adopt_contacts: false,
             force: false,
+            truth: None,
             poses: design::POSES,
             seed: design::SEED,
             read,
@@ -122,6 +131,8 @@ pub struct Init {
     pub config_path: PathBuf,
     /// The references as written in the config.
     pub description_ref: String,
+    /// For a xacro description: the `--xacro-arg`s it was expanded with (a later one wins).
+    pub xacro_args: BTreeMap<String, String>,
     pub srdf_ref: Option<String>,
     pub rest: RestChoice,
     /// The rest poses ruled out before the choice, in the order tried.
@@ -132,6 +143,16 @@ pub struct Init {
     /// contacts by design; left out of the rest pose's choice and reported.
     pub stuck: Vec<StuckPair>,
     pub adopted: bool,
+    /// The truth every contact above was judged on, and whether the user chose it.
+    pub truth: TruthGeometry,
+    pub truth_chosen: bool,
+    /// Links whose `<collision>` pieces are primitives beside visual pieces, and the
+    /// checked pairs they make touch at [`Init::evidence_pose`] while the visual pieces
+    /// are apart: the evidence for `truth: visual`.
+    pub coarse_links: Vec<String>,
+    pub coarse_pairs: Vec<CoarsePair>,
+    /// The pose the evidence is taken at: the first rest pose tried.
+    pub evidence_pose: String,
     pub checked_pairs: usize,
     pub near_pairs: usize,
     pub poses: usize,
@@ -146,7 +167,7 @@ pub struct Init {
 /// `NAME.srdf` whose NAME begins the description's stem (`talos.srdf` for
 /// `talos_reduced.urdf`), else the only `.srdf` there.
 pub fn find_srdf(description: &Path) -> Option<PathBuf> {
-    let stem = description.file_stem()?.to_string_lossy().into_owned();
+    let stem = description_stem(description)?;
     let dir = description.parent().unwrap_or(Path::new("."));
     let dir = if dir.as_os_str().is_empty() {
         Path::new(".")
@@ -183,6 +204,18 @@ pub fn find_srdf(description: &Path) -> Option<PathBuf> {
     (srdfs.len() == 1).then(|| srdfs[0].1.clone())
 }
 
+/// A description's name without its extensions: `arm` for `arm.urdf`, `arm.xml`,
+/// `arm.xacro` and `arm.urdf.xacro`.
+pub fn description_stem(description: &Path) -> Option<String> {
+    let stem = description.file_stem()?.to_string_lossy().into_owned();
+    if crate::io::xacro::is_xacro(description)
+        && let Some(s) = stem.strip_suffix(".urdf").filter(|s| !s.is_empty())
+    {
+        return Some(s.to_string());
+    }
+    Some(stem)
+}
+
 /// A robot name as a directory name: letters, digits, `_`, `-` and `.` kept, the rest `_`.
 pub fn dir_name(name: &str, fallback: &str) -> String {
     let clean: String = name
@@ -200,6 +233,26 @@ pub fn dir_name(name: &str, fallback: &str) -> String {
     } else {
         clean
     }
+}
+
+/// `package://NAME/PATH` for a description inside a ROS package (the nearest folder above
+/// it with a `package.xml` naming NAME) when that reference resolves back to it from the
+/// package roots; else `None`.
+fn package_reference(resolver: &PackageResolver, description: &Path) -> Option<String> {
+    let file = crate::io::package::lexical(description);
+    let package = file
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join("package.xml").is_file())?;
+    let name = crate::io::package::package_xml_name(package)?;
+    let inner = file.strip_prefix(package).ok()?;
+    let inner: Vec<String> = inner
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let uri = format!("package://{name}/{}", inner.join("/"));
+    let back = resolver.resolve(&uri, &file, None).ok()?;
+    (crate::io::package::lexical(&back) == file).then_some(uri)
 }
 
 /// Where the config goes: `out/robot.yaml`, else `robots/NAME/robot.yaml`.
@@ -227,6 +280,7 @@ fn rest_q(loaded: &LoadedRobot, k: &LoadedKernel, spec: Option<RestPoseSpec>) ->
         rest_pose: spec,
         allow: Vec::new(),
         xacro_args: Default::default(),
+        truth: loaded.robot.truth,
     });
     let rest = with.rest_pose()?;
     let values = manifest::JointValues(
@@ -279,6 +333,8 @@ pub struct Scene {
     /// `checked` split by [`design::split_pairs`].
     pub near: Vec<(usize, usize)>,
     pub far: Vec<(usize, usize)>,
+    /// The meshes, loaded once (for the other truth's evidence).
+    pub cache: MeshCache,
 }
 
 /// Kinematics from a skeleton manifest, contacts from the real meshes (read within `read`'s
@@ -301,6 +357,7 @@ pub fn scene(loaded: &LoadedRobot, read: &ReadOptions) -> Result<Scene> {
         checked,
         near,
         far,
+        cache,
     })
 }
 
@@ -311,18 +368,17 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    if !matches!(ext.as_str(), "urdf" | "xml" | "mjcf") {
+    if !matches!(ext.as_str(), "urdf" | "xacro" | "xml" | "mjcf") {
         return Err(Error::at(
             description,
             None,
-            "is not a .urdf or an MJCF .xml: `collide init` starts a robot config from its description",
+            "is not a .urdf, a .xacro or an MJCF .xml: `collide init` starts a robot config from its description",
         ));
     }
     let mut loaded = load_robot(description, &options.read.load)?;
     let mut warnings = loaded.robot.warnings.clone();
-    let fallback = description
-        .file_stem()
-        .map(|s| dir_name(&s.to_string_lossy(), "robot"))
+    let fallback = description_stem(description)
+        .map(|s| dir_name(&s, "robot"))
         .unwrap_or_else(|| "robot".into());
     let name = dir_name(&loaded.robot.name, &fallback);
     let config = config_path(options.out.as_deref(), &name);
@@ -331,10 +387,34 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
 
     let srdf_file = attach_srdf(&mut loaded, description, options, &mut warnings)?;
     let resolver = PackageResolver::from_env(&options.read.load.package_paths, Some(&dir));
-    let description_ref = resolver.reference_for(description, &dir);
+    // A xacro is a ROS package's file: named by its package.xml's name, as xacro's own
+    // `$(find NAME)` names packages.
+    let description_ref = loaded
+        .xacro
+        .as_ref()
+        .and_then(|_| package_reference(&resolver, description))
+        .unwrap_or_else(|| resolver.reference_for(description, &dir));
+    // The arguments the description was expanded with, as the config will give them.
+    let xacro_args: BTreeMap<String, String> = match &loaded.xacro {
+        Some(_) => options.read.load.xacro_args.iter().cloned().collect(),
+        None => BTreeMap::new(),
+    };
     let srdf_ref = srdf_file.as_ref().map(|s| resolver.reference_for(s, &dir));
 
+    loaded.robot.truth = options.truth.unwrap_or_default();
     let mut scene = scene(&loaded, &options.read)?;
+    let first = loaded
+        .srdf
+        .iter()
+        .flat_map(|s| &s.group_states)
+        .next()
+        .map(|g| g.name.clone());
+    let evidence_pose = match &first {
+        Some(g) => format!("group_state {g}"),
+        None => "q = 0".into(),
+    };
+    let first_q = rest_q(&loaded, &scene.kernel, first.map(RestPoseSpec::Named))?;
+    let (coarse_links, coarse_pairs) = coarse_evidence(&loaded, &scene, &first_q)?;
     let bar = crate::progress::bar(options.poses as u64, "contacts by design");
     let contacts = design::near_contacts(
         &scene.kernel.model,
@@ -361,12 +441,18 @@ pub fn plan(description: &Path, options: &InitOptions) -> Result<Init> {
         description: description.to_path_buf(),
         config_path: config,
         description_ref,
+        xacro_args,
         srdf_ref,
         rest: rest.choice,
         tried: rest.tried,
         candidates,
         stuck: rest.stuck,
         adopted: options.adopt_contacts,
+        truth: loaded.robot.truth,
+        truth_chosen: options.truth.is_some(),
+        coarse_links,
+        coarse_pairs,
+        evidence_pose,
         checked_pairs: scene.checked.len(),
         near_pairs: scene.near.len(),
         poses: options.poses,
@@ -607,8 +693,8 @@ fn rounded(
     q.to_vec()
 }
 
-/// `a/b, c/d and 3 more`.
-fn pair_list(pairs: &[(String, String)], max: usize) -> String {
+/// `a/b, c/d and 3 more pair(s)`: every pair counted, the first `max` named.
+pub fn pair_list(pairs: &[(String, String)], max: usize) -> String {
     let shown: Vec<String> = pairs
         .iter()
         .take(max)
@@ -644,14 +730,15 @@ fn number(v: f64) -> String {
     format!("{v:?}")
 }
 
-/// Comment lines of `text`, wrapped at about 92 columns, each `indent# ...`.
-fn comment(indent: &str, text: &str) -> String {
+/// Lines of `text` (made one line), each `prefix` then words, wrapped at about `width`
+/// columns; a word longer than the line gets a line of its own.
+pub fn wrapped(prefix: &str, text: &str, width: usize) -> String {
     let text = one_line(text);
     let mut out = String::new();
     let mut line = String::new();
     for word in text.split(' ').filter(|w| !w.is_empty()) {
-        if !line.is_empty() && indent.len() + 2 + line.len() + 1 + word.len() > 92 {
-            out += &format!("{indent}# {line}\n");
+        if !line.is_empty() && prefix.len() + line.len() + 1 + word.len() > width {
+            out += &format!("{prefix}{line}\n");
             line.clear();
         }
         if !line.is_empty() {
@@ -660,9 +747,14 @@ fn comment(indent: &str, text: &str) -> String {
         line += word;
     }
     if !line.is_empty() {
-        out += &format!("{indent}# {line}\n");
+        out += &format!("{prefix}{line}\n");
     }
     out
+}
+
+/// Comment lines of `text`, wrapped at about 92 columns, each `indent# ...`.
+fn comment(indent: &str, text: &str) -> String {
+    wrapped(&format!("{indent}# "), text, 92)
 }
 
 /// Why the rest poses before the choice were not taken.
@@ -704,9 +796,16 @@ fn config_text(init: &Init, mjcf: bool) -> String {
         if mjcf { "mjcf" } else { "urdf" },
         reference(&init.description_ref)
     );
+    if !init.xacro_args.is_empty() {
+        t += "xacro_args:\n";
+        for (name, value) in &init.xacro_args {
+            t += &format!("  {}: {}\n", scalar(name), quoted(value));
+        }
+    }
     if let Some(s) = &init.srdf_ref {
         t += &format!("srdf: {}\n", reference(s));
     }
+    t += &truth_text(init);
     let far = format!(
         "pairs more than {} moving joints apart are never contacts by design: the rest pose is the fix",
         design::MAX_JOINTS_APART
@@ -935,11 +1034,7 @@ impl Init {
             .candidates
             .iter()
             .map(|c| {
-                let at_rest = match c.candidate.at_rest {
-                    AtPose::Apart => serde_json::json!("apart"),
-                    AtPose::Touching => serde_json::json!("touching"),
-                    AtPose::Deep(d) => serde_json::json!({"depth_m": d}),
-                };
+                let at_rest = at_pose_json(c.candidate.at_rest);
                 serde_json::json!({
                     "a": c.a, "b": c.b,
                     "joints_apart": c.candidate.joints_apart,
@@ -955,8 +1050,20 @@ impl Init {
             "robot": self.name,
             "config": self.config_path.display().to_string(),
             "description": self.description_ref,
+            "xacro_args": self.xacro_args,
             "srdf": self.srdf_ref,
             "rest_pose": rest,
+            "truth": {
+                "geometry": self.truth.as_str(),
+                "chosen": self.truth_chosen,
+                "coarse_links": self.coarse_links,
+                "evidence_pose": self.evidence_pose,
+                "pairs": self.coarse_pairs.iter().map(|p| serde_json::json!({
+                    "a": p.a, "b": p.b,
+                    "collision_and_visual": at_pose_json(p.with_collision),
+                    "visual_apart_m": p.visual_apart_m,
+                })).collect::<Vec<_>>(),
+            },
             "ruled_out": tried,
             "checked_pairs": self.checked_pairs,
             "near_pairs": self.near_pairs,
@@ -967,6 +1074,15 @@ impl Init {
                 self.stuck.iter().map(|p| serde_json::json!({"a": p.a, "b": p.b,
                     "touching_poses": p.touching_poses})).collect::<Vec<_>>(),
         })
+    }
+}
+
+/// `"apart"`, `"touching"` or `{"depth_m": d}`.
+fn at_pose_json(p: AtPose) -> serde_json::Value {
+    match p {
+        AtPose::Apart => serde_json::json!("apart"),
+        AtPose::Touching => serde_json::json!("touching"),
+        AtPose::Deep(d) => serde_json::json!({"depth_m": d}),
     }
 }
 

@@ -7,7 +7,7 @@ use super::srdf::{Srdf, read_srdf};
 use super::urdf::read_urdf;
 use super::xacro::{Expansion, is_xacro, read_xacro};
 use crate::error::{Error, Result};
-use crate::model::{Configuration, Robot};
+use crate::model::{Configuration, Robot, TruthGeometry};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,6 +33,9 @@ pub struct RobotConfig {
     /// Pairs exempted by decision rather than proof, each with its reason (see `io::allow`).
     #[serde(default, deserialize_with = "null_as_empty")]
     pub allow: Vec<AllowEntry>,
+    /// Which geometry is each link's truth: `collision+visual` (the default) or `visual`.
+    #[serde(default)]
+    pub truth: TruthGeometry,
 }
 
 /// `allow:` with nothing after it is an empty list, not an error.
@@ -229,6 +232,7 @@ fn load_config(
         None => None,
     };
     robot.name = config.name.clone();
+    robot.truth = config.truth;
     let loaded = LoadedRobot {
         robot,
         srdf,

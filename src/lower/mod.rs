@@ -258,7 +258,9 @@ pub fn lower(
     // The proof runs on the text as it will be written, read back.
     let written = manifest::parse_manifest(Path::new("<new manifest>"), &text)?;
     crate::manifest::proof::prove_manifest(&written, &truth_map)?;
-    let design_candidates = crate::truth::design::at_rest_candidates(&written, &truth_map)?;
+    // No ACM yet: the adjacent pairs `acm regenerate` will exempt are no contacts by design.
+    let design_candidates =
+        crate::truth::design::at_rest_candidates(&adjacent_exempt(&written)?, &truth_map)?;
     Ok(Lowered {
         manifest: written,
         text,
@@ -270,4 +272,28 @@ pub fn lower(
         warnings: cache.warnings,
         design_candidates,
     })
+}
+
+/// `m` with the adjacent pairs in its ACM, as `acm regenerate` exempts them (its rule:
+/// [`crate::acm::adjacency`]), over the rows it holds.
+fn adjacent_exempt(m: &Manifest) -> Result<Manifest> {
+    let k = crate::manifest::kernel::load_kernel(m)?;
+    let tree = crate::acm::adjacency::LinkTree::of_model(&k.model);
+    let mut out = m.clone();
+    for (a, b, _) in tree.adjacent_pairs() {
+        let (a, b) = (&k.link_names[a], &k.link_names[b]);
+        if !out
+            .acm
+            .iter()
+            .any(|r| (&r.a, &r.b) == (a, b) || (&r.a, &r.b) == (b, a))
+        {
+            out.acm.push(manifest::AcmEntry {
+                a: a.clone(),
+                b: b.clone(),
+                reason: "adjacent".into(),
+                proof: String::new(),
+            });
+        }
+    }
+    Ok(out)
 }

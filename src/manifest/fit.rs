@@ -15,6 +15,7 @@ pub fn skeleton(robot: &Robot) -> manifest::Manifest {
         headroom_m: 0.0,
         hull_headroom_m: 0.0,
         margin_m: 0.0,
+        truth: robot.truth,
         rest_pose: manifest::RestPose {
             q: manifest::JointValues::default(),
             clear: true,

@@ -5,6 +5,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_saphyr::{FlowMap, FlowSeq};
 use std::fmt;
 
+pub use crate::model::TruthGeometry;
+
 /// The schema this code reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Most vertices a tight box's hull may have: the kernel's cap.
@@ -31,6 +33,10 @@ pub struct Manifest {
     #[serde(default)]
     pub hull_headroom_m: f64,
     pub margin_m: f64,
+    /// Which geometry the proofs were made on (the robot config's `truth:`); absent for the
+    /// default, collision + visual, so older manifests keep their bytes.
+    #[serde(default, skip_serializing_if = "TruthGeometry::is_default")]
+    pub truth: TruthGeometry,
     pub rest_pose: RestPose,
     #[serde(serialize_with = "flow_items")]
     pub joints: Vec<Joint>,

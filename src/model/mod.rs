@@ -75,6 +75,41 @@ impl Role {
     }
 }
 
+/// Which of a link's pieces are its truth, the geometry every proof and every contact is
+/// judged on (the robot config's `truth:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum TruthGeometry {
+    /// Every collision and visual piece: the safe default.
+    #[default]
+    #[serde(rename = "collision+visual")]
+    CollisionAndVisual,
+    /// The visual pieces only, for a description whose `<collision>` blocks are coarse
+    /// placeholders; a link without a visual piece keeps its collision pieces.
+    #[serde(rename = "visual")]
+    Visual,
+}
+
+impl TruthGeometry {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TruthGeometry::CollisionAndVisual => "collision+visual",
+            TruthGeometry::Visual => "visual",
+        }
+    }
+
+    pub fn is_default(&self) -> bool {
+        *self == TruthGeometry::default()
+    }
+
+    /// The pieces of `link` that are its truth.
+    pub fn pieces(self, link: &Link) -> impl Iterator<Item = &GeometryPiece> {
+        let has_visual = link.geometry.iter().any(|g| g.role == Role::Visual);
+        link.geometry.iter().filter(move |g| {
+            self == TruthGeometry::CollisionAndVisual || !has_visual || g.role == Role::Visual
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
     /// A mesh file; `uri` as written in the source, `path` resolved.
@@ -152,6 +187,8 @@ pub struct Robot {
     /// Every file read to build this robot (description, includes, meshes), in reading order.
     pub files: Vec<PathBuf>,
     pub warnings: Vec<String>,
+    /// Which pieces are the truth (set from the robot config; the default otherwise).
+    pub truth: TruthGeometry,
 }
 
 impl Robot {
@@ -287,6 +324,7 @@ pub fn build_tree(
         joints: new_joints,
         files: Vec::new(),
         warnings,
+        truth: TruthGeometry::default(),
     };
     check_mimics(robot)
 }

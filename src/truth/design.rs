@@ -20,7 +20,7 @@ use super::mesh::MeshTruth;
 use super::poses::{PoseScratch, uniform_q};
 use crate::kernel::Model;
 use crate::kernel::model::JointKind;
-use crate::kernel::vec3::{Iso, mul_mtv, sub};
+use crate::kernel::vec3::{Iso, V3, mul_mtv, sub};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 
@@ -133,24 +133,60 @@ pub fn touching_at(
         .collect()
 }
 
-/// The contact of kernel links `a` and `b` placed at `pa` and `pb`, with its depth.
+/// The contact of kernel links `a` and `b` placed at `pa` and `pb`, with its depth: the
+/// deepest vertex of one link's closed parts inside the other's closed parts. An open part
+/// bounds no solid, so a vertex of one says nothing of depth; and a depth is never more than
+/// the closed parts' bounding boxes allow ([`box_depth_bound`]): a measure above it is not a
+/// depth. Without a depth so measured, a contact is `Touching`.
 pub fn contact_at(truth: &MeshTruth, a: usize, pa: &Iso, b: usize, pb: &Iso) -> AtPose {
     if !truth.touching(a, pa, b, pb) {
         return AtPose::Apart;
     }
-    let depth = deepest(truth, a, pa, b, pb).max(deepest(truth, b, pb, a, pa));
-    if depth > 0.0 {
+    let (ca, cb) = (truth.closed_vertices(a), truth.closed_vertices(b));
+    if ca.is_empty() || cb.is_empty() {
+        return AtPose::Touching;
+    }
+    let depth = deepest(truth, &ca, pa, b, pb).max(deepest(truth, &cb, pb, a, pa));
+    // Rounding: the bound and the depth come from the same vertices.
+    let bound = box_depth_bound(&ca, pa, &cb, pb) + 1e-9;
+    if depth > 0.0 && depth <= bound {
         AtPose::Deep(depth)
     } else {
         AtPose::Touching
     }
 }
 
-/// The deepest of (up to [`DEPTH_POINTS`] of) `a`'s mesh vertices in `b`'s closed parts.
-fn deepest(truth: &MeshTruth, a: usize, pa: &Iso, b: usize, pb: &Iso) -> f64 {
-    truth
-        .surface_points(a, DEPTH_POINTS)
+/// An upper bound on the depth of a vertex of points `a` (placed at `pa`) inside a solid
+/// whose vertices are `b` (placed at `pb`), or the reverse: the least, over the world axes,
+/// of how far the two point sets' bounding boxes would have to slide apart along it. A point
+/// of `a` a ball of radius d deep in `b`'s solid lies at least d inside `b`'s box on every
+/// axis, so both slides are at least d. Negative when the boxes are apart.
+pub fn box_depth_bound(a: &[V3], pa: &Iso, b: &[V3], pb: &Iso) -> f64 {
+    let world_box = |pts: &[V3], p: &Iso| {
+        pts.iter().fold(
+            ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+            |(lo, hi), &v| {
+                let w = p.transform_point(v);
+                (
+                    [lo[0].min(w[0]), lo[1].min(w[1]), lo[2].min(w[2])],
+                    [hi[0].max(w[0]), hi[1].max(w[1]), hi[2].max(w[2])],
+                )
+            },
+        )
+    };
+    let ((alo, ahi), (blo, bhi)) = (world_box(a, pa), world_box(b, pb));
+    (0..3)
+        .map(|k| (ahi[k] - blo[k]).min(bhi[k] - alo[k]))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The deepest of (up to [`DEPTH_POINTS`] of) `points` (link frame, placed at `pa`) in link
+/// `b`'s closed parts.
+fn deepest(truth: &MeshTruth, points: &[V3], pa: &Iso, b: usize, pb: &Iso) -> f64 {
+    let step = points.len().div_ceil(DEPTH_POINTS).max(1);
+    points
         .par_iter()
+        .step_by(step)
         .map(|&p| {
             let world = pa.transform_point(p);
             truth.solid_depth(b, mul_mtv(&pb.rot, sub(world, pb.pos)))
@@ -597,6 +633,74 @@ mod tests {
         // Face to face: touching, no vertex inside.
         assert_eq!(contact_at(&t, 0, &at(0.0), 1, &at(0.15)), AtPose::Touching);
         assert_eq!(contact_at(&t, 0, &at(0.0), 1, &at(0.16)), AtPose::Apart);
+    }
+
+    /// A square sheet (two triangles, open) of half side `h` in the plane z = 0 about `c`.
+    fn sheet(c: [f64; 3], h: f64) -> TriMesh {
+        TriMesh {
+            vertices: vec![
+                [c[0] - h, c[1] - h, c[2]],
+                [c[0] + h, c[1] - h, c[2]],
+                [c[0] + h, c[1] + h, c[2]],
+                [c[0] - h, c[1] + h, c[2]],
+            ],
+            triangles: vec![[0, 1, 2], [0, 2, 3]],
+        }
+    }
+
+    fn union(a: &TriMesh, b: &TriMesh) -> TriMesh {
+        let mut m = a.clone();
+        let base = m.vertices.len() as u32;
+        m.vertices.extend(&b.vertices);
+        m.triangles
+            .extend(b.triangles.iter().map(|t| t.map(|i| i + base)));
+        m
+    }
+
+    /// Issue 31 item 4: init wrote "378.2 mm deep" where the bounding boxes allow 110 mm,
+    /// on meshes with many open components. A vertex of an open part says nothing of depth.
+    #[test]
+    fn a_depth_is_measured_on_closed_parts_only_and_within_the_boxes() {
+        let names: Vec<String> = ["a", "b"].iter().map(|s| s.to_string()).collect();
+        let at = |x: f64| Iso {
+            rot: crate::kernel::vec3::rot_from_rpy([0.0; 3]),
+            pos: [x, 0.0, 0.0],
+        };
+        // b: a cube of half 0.1 at the origin. a: a cube of half 0.05 whose inner face is
+        // 0.03 inside b (placed at x = 0.12), and an open sheet 0.12 m behind it, at b's
+        // centre, whose corners lie 0.08 deep in b.
+        let a = union(&cube(0.05), &sheet([-0.12, 0.0, 0.0], 0.02));
+        let map: BTreeMap<String, TriMesh> = [("a".to_string(), a), ("b".to_string(), cube(0.1))]
+            .into_iter()
+            .collect();
+        let t = MeshTruth::new(&names, &map);
+        match contact_at(&t, 0, &at(0.12), 1, &at(0.0)) {
+            AtPose::Deep(d) => assert!((d - 0.03).abs() < 1e-9, "{d}"),
+            other => panic!("{other:?}"),
+        }
+        // The sheet alone inside b touches (its vertices are inside b's solid), with no depth.
+        let map: BTreeMap<String, TriMesh> = [
+            ("a".to_string(), sheet([0.0; 3], 0.02)),
+            ("b".to_string(), cube(0.1)),
+        ]
+        .into_iter()
+        .collect();
+        let t = MeshTruth::new(&names, &map);
+        assert_eq!(contact_at(&t, 0, &at(0.0), 1, &at(0.0)), AtPose::Touching);
+    }
+
+    #[test]
+    fn the_box_bound_is_the_least_slide_that_parts_the_boxes() {
+        let at = |x: f64| Iso {
+            rot: crate::kernel::vec3::rot_from_rpy([0.0; 3]),
+            pos: [x, 0.0, 0.0],
+        };
+        let (a, b) = (cube(0.05).vertices, cube(0.1).vertices);
+        // a's box [0.07, 0.17] against b's [-0.1, 0.1] along x: 0.03 to part them.
+        assert!((box_depth_bound(&a, &at(0.12), &b, &at(0.0)) - 0.03).abs() < 1e-12);
+        // a inside b: sliding a out by its own width plus the rest of b's, the least 0.15.
+        assert!((box_depth_bound(&a, &at(0.0), &b, &at(0.0)) - 0.15).abs() < 1e-12);
+        assert!(box_depth_bound(&a, &at(0.3), &b, &at(0.0)) < 0.0);
     }
 
     #[test]

@@ -535,6 +535,19 @@ impl MeshTruth {
         }
     }
 
+    /// Every vertex of kernel link `i`'s closed components (link frame): the parts that
+    /// bound a solid, where a depth means something. Empty without a closed component.
+    pub fn closed_vertices(&self, i: usize) -> Vec<V3> {
+        let Some(Some(link)) = self.links.get(i) else {
+            return Vec::new();
+        };
+        link.closed
+            .iter()
+            .filter_map(|&c| link.components[c as usize].solid.as_ref())
+            .flat_map(|s| s.vertices().iter().map(|p| [p.x, p.y, p.z]))
+            .collect()
+    }
+
     /// Does kernel link `i`'s mesh have a component that is not closed?
     pub fn has_open_component(&self, i: usize) -> bool {
         self.links

@@ -1,10 +1,11 @@
-//! A link's truth geometry: every collision and visual piece, as one mesh in the link frame,
-//! loaded once per mesh file.
+//! A link's truth geometry: its collision and visual pieces (or its visual pieces alone, as
+//! the robot's [`TruthGeometry`] says), as one mesh in the link frame, loaded once per mesh
+//! file. Every command takes its truth from here.
 
 use crate::error::{Error, Result};
 use crate::geom::mesh::TriMesh;
 use crate::io::mesh::{MeshLimits, load_mesh_with_info};
-use crate::model::{GeometryPiece, Link, Robot, Shape};
+use crate::model::{GeometryPiece, Link, Robot, Shape, TruthGeometry};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -178,13 +179,18 @@ pub fn piece_mesh(piece: &GeometryPiece, cache: &MeshCache) -> Result<TriMesh> {
     })
 }
 
-/// The link's truth: the union of all its pieces as one mesh (`None` when it has none).
-pub fn link_truth(link: &Link, cache: &MeshCache) -> Result<Option<TriMesh>> {
+/// The link's truth: the union of its pieces that `geometry` takes, as one mesh (`None` when
+/// it has none).
+pub fn link_truth(
+    link: &Link,
+    geometry: TruthGeometry,
+    cache: &MeshCache,
+) -> Result<Option<TriMesh>> {
     if link.geometry.is_empty() {
         return Ok(None);
     }
     let mut out = TriMesh::default();
-    for piece in &link.geometry {
+    for piece in geometry.pieces(link) {
         let m = piece_mesh(piece, cache)?;
         let base = out.vertices.len() as u32;
         out.vertices.extend(m.vertices);
@@ -207,11 +213,22 @@ pub fn load_meshes(
     MeshCache::load_for(&robot.source, &keys, limits, max_total_triangles)
 }
 
-/// Every link's truth mesh (links without geometry are left out), in link order.
+/// Every link's truth mesh, as the robot's own [`TruthGeometry`] takes it (links without
+/// geometry are left out), in link order.
 pub fn truths(robot: &Robot, cache: &MeshCache) -> Result<Vec<(String, TriMesh)>> {
+    truths_as(robot, robot.truth, cache)
+}
+
+/// [`truths`] as `geometry` takes them, whatever the robot's choice (`collide init` shows
+/// both).
+pub fn truths_as(
+    robot: &Robot,
+    geometry: TruthGeometry,
+    cache: &MeshCache,
+) -> Result<Vec<(String, TriMesh)>> {
     let mut out = Vec::new();
     for link in &robot.links {
-        if let Some(mesh) = link_truth(link, cache)? {
+        if let Some(mesh) = link_truth(link, geometry, cache)? {
             out.push((link.name.clone(), mesh));
         }
     }

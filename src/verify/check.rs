@@ -177,6 +177,20 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
         }
     }
 
+    // The truth the proofs were made on is the one the config chooses now.
+    if m.truth != loaded.robot.truth {
+        stale = true;
+        out.violations.push(violation(
+            "stale",
+            config_beside(path).display().to_string(),
+            format!(
+                "chooses `truth: {}`, but the manifest was proven on `{}`; run `collide lower`",
+                loaded.robot.truth.as_str(),
+                m.truth.as_str()
+            ),
+        ));
+    }
+
     // Containment on the written numbers, every link (skipped when sources changed:
     // the truth is then not what was proven against). The meshes are kept for the
     // `always` rows, which are proven on them.
