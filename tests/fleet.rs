@@ -47,8 +47,7 @@ fn every_committed_manifest_verifies() {
 /// geometry (the refinement's own rule for its budget).
 fn is_arm(manifest: &str) -> bool {
     let m = collide::manifest::parse_manifest(Path::new("manifest.yaml"), manifest).unwrap();
-    m.links.iter().filter(|l| !l.primitives.is_empty()).count()
-        <= collide::lower::refine::ARM_LINKS
+    m.links.iter().filter(|l| !l.primitives.is_empty()).count() <= collide::lower::refine::ARM_LINKS
 }
 
 /// Every other robot runs on one thread: the committed manifests were written on two, so the

@@ -272,8 +272,8 @@ fn bad_refinement_flags_are_one_line_and_exit_2() {
 }
 
 /// The committed UR5 was lowered by the default command: every link says why it
-/// has its geometry, the refined ones name the pair and what it refused (free poses,
-/// false stops, or the rest pose), and those links are tight.
+/// has its geometry, the refined ones name the start they came from (all-tight) or the pair
+/// and what it refused (free poses, or the rest pose), and those links are tight.
 #[test]
 fn committed_ur5_records_its_refinement_reasons() {
     let text = std::fs::read_to_string(common::repo().join("robots/ur5/manifest.yaml")).unwrap();
@@ -281,12 +281,12 @@ fn committed_ur5_records_its_refinement_reasons() {
     let mut refined = 0;
     for l in &m.links {
         assert!(!l.fit.reason.is_empty(), "{}: no reason", l.name);
-        if l.fit.reason.starts_with("pair ") {
+        if l.fit.reason.starts_with("pair ") || l.fit.reason.starts_with("start: ") {
             refined += 1;
             assert!(
                 l.fit.reason.contains("of the free poses")
-                    || l.fit.reason.contains("false stops")
-                    || l.fit.reason.contains("meshes apart"),
+                    || l.fit.reason.contains("meshes apart")
+                    || l.fit.reason.starts_with("start: all-tight"),
                 "{}: {}",
                 l.name,
                 l.fit.reason
@@ -310,7 +310,9 @@ fn a_refined_link_and_its_mirror_image_get_the_same_geometry() {
     let link = |n: &str| m.links.iter().find(|l| l.name == n).unwrap();
     let (left, right) = (link("left_arm"), link("right_arm"));
     assert!(
-        left.fit.reason.starts_with("pair left_arm/post: trips at rest (")
+        left.fit
+            .reason
+            .starts_with("pair left_arm/post: trips at rest (")
             && left.fit.reason.ends_with("mm), meshes apart"),
         "{}",
         left.fit.reason
@@ -435,7 +437,11 @@ fn where_all_tight_is_the_answer_the_refinement_ends_with_it() {
     for (lr, la) in r.links.iter().zip(&a.links) {
         assert_eq!(lr.name, la.name);
         assert_eq!(lr.primitives, la.primitives, "{}", lr.name);
-        assert!(lr.fit.reason.starts_with("start: all-tight"), "{}", lr.fit.reason);
+        assert!(
+            lr.fit.reason.starts_with("start: all-tight"),
+            "{}",
+            lr.fit.reason
+        );
     }
 }
 

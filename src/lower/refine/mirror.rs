@@ -68,7 +68,6 @@ pub fn mirror_pairs(
     out
 }
 
-
 /// The sign flips (per axis, +1 or -1) that carry link `a`'s mesh onto its mirror image
 /// `b`'s, each in its own frame: the flips under which the bounding boxes and the vertex
 /// centroids agree best, within 3 mm or 3 % of the larger extent. A reflection (an odd
@@ -87,7 +86,9 @@ pub fn mirror_signs(a: &TriMesh, b: &TriMesh) -> Option<V3> {
             .fold([0.0; 3], |c, p| v3::add(c, v3::scale(*p, 1.0 / n)))
     };
     let (ac, bc) = (centroid(a), centroid(b));
-    let size = (0..3).map(|k| (ahi[k] - alo[k]).max(bhi[k] - blo[k])).fold(0.0, f64::max);
+    let size = (0..3)
+        .map(|k| (ahi[k] - alo[k]).max(bhi[k] - blo[k]))
+        .fold(0.0, f64::max);
     let tolerance = (0.003f64).max(0.03 * size);
     let mut best: Option<(f64, V3)> = None;
     for flips in 0..8u32 {

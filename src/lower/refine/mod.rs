@@ -463,7 +463,9 @@ impl Refiner<'_> {
                         .collect();
                     let change = self.with_mirrors(change);
                     if !change.is_empty()
-                        && !variants.iter().any(|v| change_key(v) == change_key(&change))
+                        && !variants
+                            .iter()
+                            .any(|v| change_key(v) == change_key(&change))
                     {
                         variants.push(change);
                     }
@@ -500,7 +502,12 @@ impl Refiner<'_> {
                 unsettled.push(Unsettled {
                     pair: trip.pair.clone(),
                     at_rest: Some(trip.value),
-                    free_trips: self.current.free_trips.get(&trip.pair).copied().unwrap_or(0),
+                    free_trips: self
+                        .current
+                        .free_trips
+                        .get(&trip.pair)
+                        .copied()
+                        .unwrap_or(0),
                     clearing: cheapest_over,
                 });
             }
@@ -617,17 +624,19 @@ impl Refiner<'_> {
                 weighed += usize::from(any);
             }
             if variants.is_empty() {
-                return Ok(if self.rejected.values().any(|r| *r == Rejected::OverBudget) {
-                    format!(
-                        "every refinement left would pass the budget of {} µs",
-                        self.budget_us
-                    )
-                } else if self.rejected.is_empty() {
-                    "every link of a pair that trips on free poses is at its finest geometry"
-                        .into()
-                } else {
-                    "no refinement left lowers the refused free poses".into()
-                });
+                return Ok(
+                    if self.rejected.values().any(|r| *r == Rejected::OverBudget) {
+                        format!(
+                            "every refinement left would pass the budget of {} µs",
+                            self.budget_us
+                        )
+                    } else if self.rejected.is_empty() {
+                        "every link of a pair that trips on free poses is at its finest geometry"
+                            .into()
+                    } else {
+                        "no refinement left lowers the refused free poses".into()
+                    },
+                );
             }
             let mut best: Option<(f64, Trial, Measured)> = None;
             for change in variants {
@@ -667,10 +676,8 @@ impl Refiner<'_> {
             .filter(|(p, _)| !unsettled.iter().any(|u| &&u.pair == p))
             .collect();
         free.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
-        let free: Vec<((String, String), usize)> = free
-            .into_iter()
-            .map(|(p, n)| (p.clone(), *n))
-            .collect();
+        let free: Vec<((String, String), usize)> =
+            free.into_iter().map(|(p, n)| (p.clone(), *n)).collect();
         let finest = Level::Pieces(PIECE_BUDGET);
         for (i, (pair, trips)) in free.into_iter().enumerate() {
             let mut u = Unsettled {

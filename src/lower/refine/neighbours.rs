@@ -157,4 +157,3 @@ pub fn neighbours_to_clear(
     }
     Ok(out)
 }
-
