@@ -194,14 +194,13 @@ fn without_collisions(text: &str) -> String {
 /// Builds `target`'s files for a committed robot, with `edit` applied to the main file,
 /// and runs the containment proof on them as read back.
 fn proof_after(
-    robot: &str,
+    manifest: &Path,
     target: Target,
     edit: impl Fn(&str) -> String,
 ) -> collide::error::Result<()> {
-    let manifest = manifest_of(robot);
-    let m = collide::manifest::load_manifest(&manifest).unwrap();
+    let m = collide::manifest::load_manifest(manifest).unwrap();
     let loaded =
-        collide::manifest::sources::load_robot_beside(&manifest, &LoadOptions::default(), "")
+        collide::manifest::sources::load_robot_beside(manifest, &LoadOptions::default(), "")
             .unwrap();
     let cache = collide::truth::meshes::load_meshes(
         &loaded.robot,
@@ -230,12 +229,29 @@ fn proof_after(
     prove(target, &e, dir.path(), &m, &loaded, &truth)
 }
 
+/// A committed robot lowered by the fit rule alone (`lower --no-refine` without its committed
+/// manifest): capsules where the refinement put hulls. In a scratch directory.
+fn fit_rule_manifest(robot: &str) -> (tempfile::TempDir, PathBuf) {
+    let (dir, config) = ScratchRobot::committed(robot).build();
+    let manifest = config.with_file_name("manifest.yaml");
+    std::fs::remove_file(&manifest).unwrap();
+    common::collide_ok(&[
+        "lower",
+        config.to_str().unwrap(),
+        "--no-refine",
+        "--write",
+        "-q",
+    ]);
+    (dir, manifest)
+}
+
 /// A hand-edited export whose capsule radius is rounded down below what the mesh needs
 /// fails the proof on the files as read back, for every target: the Panda's link3 capsule
-/// (radius 0.0703, least margin 1 mm, the headroom) written as 0.0692.
+/// by the fit rule (radius 0.0703, least margin 1 mm, the headroom) written as 0.0692.
 #[test]
 fn a_capsule_radius_rounded_down_fails_the_proof_on_the_files_read_back() {
-    let m = collide::manifest::load_manifest(&manifest_of("franka_panda")).unwrap();
+    let (_dir, manifest) = fit_rule_manifest("franka_panda");
+    let m = collide::manifest::load_manifest(&manifest).unwrap();
     let link3 = m.links.iter().find(|l| l.name == "panda_link3").unwrap();
     assert_eq!(
         link3.fit.min_margin_m, 0.001,
@@ -248,14 +264,14 @@ fn a_capsule_radius_rounded_down_fails_the_proof_on_the_files_read_back() {
         (Target::Mjcf, "size"),
     ] {
         let (from, to) = (format!("{attr}=\"0.0703\""), format!("{attr}=\"0.0692\""));
-        proof_after("franka_panda", target, |t| t.to_string())
+        proof_after(&manifest, target, |t| t.to_string())
             .unwrap_or_else(|e| panic!("{target:?} as written: {}", e.message));
         // Only just inside: 0.0694 still holds the mesh (1 mm margin, 0.9 mm taken).
-        proof_after("franka_panda", target, |t| {
+        proof_after(&manifest, target, |t| {
             t.replace(&from, &format!("{attr}=\"0.0694\""))
         })
         .unwrap_or_else(|e| panic!("{target:?} at 0.0694: {}", e.message));
-        let err = proof_after("franka_panda", target, |t| {
+        let err = proof_after(&manifest, target, |t| {
             assert!(t.contains(&from), "{target:?}: no {from}");
             t.replace(&from, &to)
         })
@@ -344,8 +360,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn a_manifest_that_does_not_verify_is_one_line_exit_2_and_nothing_is_written() {
-    let (dir, config) = ScratchRobot::committed("ur5").build();
-    let manifest = config.with_file_name("manifest.yaml");
+    let (dir, manifest) = fit_rule_manifest("ur5");
     let text = std::fs::read_to_string(&manifest).unwrap();
     let shrunk = common::tamper(&text, "shoulder_link", "radius: ", |r| {
         (r * 0.6 * 1e4).round() / 1e4
