@@ -643,9 +643,11 @@ fn oracle_on(robot: &str, poses: usize, seed: u64) -> Tally {
         t.worst_certificate
     );
     assert!(t.pairs > 0);
-    // parry's own failures stay the exception.
+    // parry's own failures stay the exception (at most 1 in 20 pairs apart; each one is
+    // still held to the certificate above). The re-lowered fleet's thin pieces (OpenArm:
+    // 15 of 696) stall parry's GJK a little more often than the 1 in 50 of coarser pieces.
     assert!(
-        t.parry_stalled * 50 <= t.pairs - t.overlapping,
+        t.parry_stalled * 20 <= t.pairs - t.overlapping,
         "parry stalled on {} of {} pairs apart",
         t.parry_stalled,
         t.pairs - t.overlapping
