@@ -41,6 +41,25 @@ fn verify_json(manifests: &[&Path]) -> (Option<i32>, Vec<Value>) {
 /// text changed by `edit`: the directory, the manifest path and the committed text.
 fn ur5_copy(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, PathBuf, String) {
     let (dir, config) = ScratchRobot::committed("ur5").build();
+    edited_copy(dir, config, edit)
+}
+
+/// [`ur5_copy`] of the UR5 lowered by the fit rule alone (`lower --no-refine` without the
+/// committed manifest, then `acm regenerate`): capsules, where the committed arm has hulls.
+fn ur5_fit_rule_copy(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, PathBuf, String) {
+    let (dir, config) = ScratchRobot::committed("ur5").build();
+    std::fs::remove_file(config.with_file_name("manifest.yaml")).unwrap();
+    let c = config.to_str().unwrap();
+    common::collide_ok(&["lower", c, "--no-refine", "--write", "-q"]);
+    common::collide_ok(&["acm", "regenerate", c, "--write", "-q"]);
+    edited_copy(dir, config, edit)
+}
+
+fn edited_copy(
+    dir: tempfile::TempDir,
+    config: PathBuf,
+    edit: impl Fn(&str) -> String,
+) -> (tempfile::TempDir, PathBuf, String) {
     let manifest = config.with_file_name("manifest.yaml");
     let text = std::fs::read_to_string(&manifest).unwrap();
     let edited = edit(&text);
@@ -113,7 +132,7 @@ fn the_committed_ur5_and_a_copy_beside_its_config_verify_clean() {
 
 #[test]
 fn a_capsule_shrunk_below_containment_fails_naming_the_link() {
-    let (_dir, manifest, _) = ur5_copy(shrunk_shoulder);
+    let (_dir, manifest, _) = ur5_fit_rule_copy(shrunk_shoulder);
     let out = verify(&[&manifest]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
@@ -317,7 +336,8 @@ fn an_unreadable_manifest_exits_2_with_one_line_naming_the_file_and_the_line() {
 fn json_lists_every_violation_in_order_and_the_exit_code_is_the_worst() {
     let committed = common::repo().join("robots/ur5/manifest.yaml");
     common::site();
-    let (_d1, tampered, _) = ur5_copy(|t| with_acm_row(&shrunk_shoulder(t), FIRST_ROW, NEVER_ROW));
+    let (_d1, tampered, _) =
+        ur5_fit_rule_copy(|t| with_acm_row(&shrunk_shoulder(t), FIRST_ROW, NEVER_ROW));
     let (code, list) = verify_json(&[&committed, &tampered]);
     assert_eq!(code, Some(1), "{list:?}");
     assert_eq!(list[0]["manifest"], committed.display().to_string());
