@@ -129,6 +129,9 @@ pub struct Regenerated {
     /// The links' meshes (with the manifest's margin), when they were given: what `always`
     /// was proven on, kept for measuring contact rates.
     pub truth: Option<MeshTruth>,
+    /// The kernel every pair was decided on (every pair checked): its forward kinematics
+    /// place the meshes for the contact rates, without loading the kernel again.
+    pub kernel: LoadedKernel,
 }
 
 /// Seeded poses (and their seed) on which an `always` certificate's pair must touch on the
@@ -764,6 +767,7 @@ pub fn regenerate(
         srdf: srdf_rows,
         sampling,
         truth,
+        kernel: k,
     })
 }
 

@@ -86,7 +86,7 @@ pub fn regenerate_robot(
     let phase = super::timing::Phase::start("allowed pairs' mesh contacts");
     user::measure(
         &mut user_rows,
-        &m,
+        &result.kernel,
         truth,
         &result.sampling.colliding,
         options.samples,

@@ -867,6 +867,60 @@ mod tests {
         assert!(touch(&cube([-0.3, 0.05, 0.0], 0.01), &m));
     }
 
+    /// The traversal's filters (the separating-axis node test, the plane test on triangle
+    /// pairs) only prune: on rings turned and moved through each other, and on a cube
+    /// brushing a ring, the surfaces meet exactly when some triangle pair is within the
+    /// tolerance by the closed-form distance over every pair.
+    #[test]
+    fn pruned_surface_test_agrees_with_every_triangle_pair() {
+        use rand_core::Rng;
+        let ring = torus(O, X, Y, 0.1, 0.02, 24, 10);
+        let cube_m = cube(O, 0.03);
+        let mut rng = rand_pcg::Pcg64::new(7, 11);
+        let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let (mut met, mut apart) = (0, 0);
+        for (i, other) in [&ring, &cube_m].into_iter().cycle().take(600).enumerate() {
+            let t = truth_of(&[ring.clone(), other.clone()]);
+            let (la, lb) = (t.links[0].as_ref().unwrap(), t.links[1].as_ref().unwrap());
+            let axis = [unit() - 0.5, unit() - 0.5, unit() - 0.5];
+            let rot = crate::kernel::vec3::rot_axis_angle(
+                crate::kernel::vec3::scale(axis, 1.0 / crate::kernel::vec3::norm(axis)),
+                6.3 * unit(),
+            );
+            // Offsets around the ring's tube, where contacts come and go.
+            let pos = [
+                0.24 * unit() - 0.12,
+                0.24 * unit() - 0.12,
+                0.1 * unit() - 0.05,
+            ];
+            let pb = Iso { rot, pos };
+            let b_to_a = Rigid::between(&id_at(O), &pb);
+            // Every tenth placement with a margin: contacts within a millimetre.
+            let tol = CONTACT_TOL_M + if i % 10 == 0 { 1e-3 } else { 0.0 };
+            let corners = |l: &MeshLink, k: u32, m: &Rigid| {
+                let tr = l.mesh.triangle(k);
+                [tr.a, tr.b, tr.c].map(|p| m.apply([p.x, p.y, p.z]))
+            };
+            let ident = Rigid::between(&id_at(O), &id_at(O));
+            let every = (0..la.mesh.num_triangles() as u32).any(|ka| {
+                (0..lb.mesh.num_triangles() as u32).any(|kb| {
+                    crate::geom::triangle_distance::triangle_distance(
+                        corners(la, ka, &ident),
+                        corners(lb, kb, &b_to_a),
+                    ) <= tol
+                })
+            });
+            assert_eq!(surfaces_meet(la, lb, &b_to_a, tol), every, "placement {i}");
+            if every {
+                met += 1;
+            } else {
+                apart += 1;
+            }
+        }
+        // Both answers are common, so neither side of the filters goes untested.
+        assert!(met > 100 && apart > 100, "{met} met, {apart} apart");
+    }
+
     #[test]
     fn links_without_meshes_never_touch() {
         let names = vec!["a".to_string(), "b".to_string()];
