@@ -306,7 +306,7 @@ impl<'k> PairDecider<'k> {
                 .any(|p| matches!(p, Primitive::Tight(_)))
         };
         let both_tight = is_tight(a) && is_tight(b);
-        let mut clock = timing::PairClock::new();
+        let mut clock = timing::PairClock::start();
         let (verdict, truth_search, apart_at_root) = self.verdict(ws, pi, a, b, &mut clock);
         let primitive_always = match verdict {
             Verdict::Reaches { .. } | Verdict::Unproven { .. } if !both_tight => {

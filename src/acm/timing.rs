@@ -46,7 +46,7 @@ pub struct PairClock {
 }
 
 impl PairClock {
-    pub fn new() -> PairClock {
+    pub fn start() -> PairClock {
         let now = Instant::now();
         PairClock {
             start: now,
