@@ -13,8 +13,10 @@
 #![allow(clippy::missing_safety_doc)] // the safety contract is in each function's doc, in C terms
 
 pub mod coherent;
+pub mod world;
 
 use coherent::{Cache, Coherence, Preset, Verdict};
+use collide::kernel::world::WorldState;
 use collide::kernel::{CheckResult, Model, Workspace};
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
@@ -184,6 +186,8 @@ pub struct CollideSession {
     preset: Preset,
     /// Whether checks fill the result's witness points.
     witness: bool,
+    /// The world check's payloads, warm starts and counters (`world.rs`).
+    world: WorldState,
 }
 
 /// What the last `collide_check_coherent` on a session did (`collide_session_stats`).
@@ -626,15 +630,7 @@ pub unsafe extern "C" fn collide_session_new(
             Arc::increment_strong_count(model);
             Arc::from_raw(model)
         };
-        let ws = model.model.workspace();
-        let cache = Cache::new(&model.coherence);
-        let s = Box::new(CollideSession {
-            model,
-            ws,
-            cache,
-            preset: Preset::Balanced,
-            witness: false,
-        });
+        let s = Box::new(CollideSession::new(model));
         // SAFETY: checked non-null.
         unsafe { *out_session = Box::into_raw(s) };
         Ok(())
@@ -1264,6 +1260,7 @@ impl CollideSession {
         let ws = model.model.workspace();
         let cache = Cache::new(&model.coherence);
         CollideSession {
+            world: WorldState::new(&model.model),
             model,
             ws,
             cache,

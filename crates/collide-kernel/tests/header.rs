@@ -47,6 +47,18 @@ fn committed_header_is_what_cbindgen_generates() {
         "collide_check_verdict",
         "collide_check_verdict_batch",
         "collide_last_error",
+        "collide_world_from_cells",
+        "collide_world_from_points",
+        "collide_world_from_mesh",
+        "collide_world_add_fixture",
+        "collide_world_free",
+        "collide_world_cell_count",
+        "collide_world_fixture_count",
+        "collide_session_attach",
+        "collide_session_detach",
+        "collide_check_world",
+        "collide_check_world_verdict",
+        "collide_check_world_batch",
     ] {
         assert!(
             generated.contains(&format!(" {f}(")) || generated.contains(&format!("*{f}(")),
