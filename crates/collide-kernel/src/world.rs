@@ -7,10 +7,11 @@ use super::{
     CollideModel, CollideSession, CollideStatus, Error, Failure, bad, batch, check_margin,
     guard, joint_values, rust_guard, session_mut,
 };
-use collide::kernel::BoxShape;
-use collide::kernel::world::{
-    Obstacle, OccupancyGrid, Shape, World, WorldBody, WorldResult, WorldState,
-};
+/// The kernel's shape types, for Rust callers of [`CollideWorld::with_fixture`] and
+/// [`CollideSession::attach_payload`].
+pub use collide::kernel::BoxShape;
+pub use collide::kernel::world::Shape;
+use collide::kernel::world::{Obstacle, OccupancyGrid, World, WorldBody, WorldResult, WorldState};
 use std::ffi::{CStr, c_char};
 use std::path::Path;
 use std::sync::Arc;
