@@ -10,9 +10,11 @@
 //!    box's* extents, never the hull's own), widened by one cell per side against rounding
 //!    ([`OccupancyGrid::window`]). Only occupied cells of the window are read (the sparse
 //!    index).
-//! 2. Per cell, the **containing box's gap** to the cell along the three axes, then the
-//!    **bounding spheres'** gap: either above the reach settles the cell (both are lower
-//!    bounds on the distance, the solid lying inside its box and its sphere).
+//! 2. Per cell, the **containing box's gap** to the cell along the three axes and the
+//!    **bounding spheres'** gap: both are lower bounds on the distance (the solid lies
+//!    inside its box and its sphere), so either above the reach settles the cell, and
+//!    either at or above the least value found so far skips it (it cannot lower the
+//!    least, nor trip while that least has not).
 //! 3. The **narrow phase**: a capsule's exact closed form against the cell's box; a box's
 //!    cube SAT, then GJK; a hull's box SAT and 26-DOP SAT (stage 1, lower bounds because
 //!    the hull lies inside both), then GJK on the hull (warm-started from the previous
@@ -316,6 +318,7 @@ impl Ctx<'_, '_> {
             );
         };
         let h = 0.5 * grid.pitch();
+        // The cell's sphere: its centre, radius its half diagonal.
         let rs = body.sphere_r + h * 3f64.sqrt();
         let (reach, threshold) = (self.reach, self.threshold);
         let (fold, stats) = (&mut *self.fold, &mut *self.stats);
@@ -327,8 +330,11 @@ impl Ctx<'_, '_> {
             for a in 0..3 {
                 gap = gap.max((lo[a] - (c[a] + h)).max((c[a] - h) - hi[a]));
             }
-            let rr = rs + reach;
-            if gap > reach || norm2(sub(c, body.sphere_c)) > rr * rr {
+            // Either gap bounds the cell's distance from below: past the reach the cell
+            // is clear, and at or above the least value so far it cannot lower it (nor
+            // trip when that value has not: it is then above the margin).
+            let bound = gap.max(norm2(sub(c, body.sphere_c)).sqrt() - rs);
+            if bound > reach || bound >= fold.res.min_distance {
                 stats.culled += 1;
                 return false;
             }
@@ -359,8 +365,8 @@ impl Ctx<'_, '_> {
     /// `body` against one other placed solid: sphere test, then the narrow phase.
     #[inline]
     fn pair(&mut self, body: &Placed<'_>, other: &Placed<'_>, obstacle: Obstacle) -> bool {
-        let rr = body.sphere_r + other.sphere_r + self.reach;
-        if norm2(sub(body.sphere_c, other.sphere_c)) > rr * rr {
+        let gap = norm2(sub(body.sphere_c, other.sphere_c)).sqrt() - body.sphere_r - other.sphere_r;
+        if gap > self.reach || gap >= self.fold.res.min_distance {
             self.stats.culled += 1;
             return false;
         }
