@@ -17,10 +17,10 @@
 //! Timings are wall-clock on whatever else the machine is doing: compare rows of one run.
 
 use collide::io::robot::ReadOptions;
+use collide::kernel::Model;
 use collide::kernel::vec3::{V3, mul_mv};
 use collide::kernel::world::voxelise::{EDGE_EPS, triangle_touches_box};
 use collide::kernel::world::{OccupancyGrid, World, WorldState};
-use collide::kernel::Model;
 use collide::sweep::{Set, prepare};
 use collide::truth::poses::uniform_q;
 use std::path::PathBuf;
@@ -85,7 +85,11 @@ fn mesh_touches(
         .collect();
     let h = 0.5 * p + EDGE_EPS * p;
     tris.iter().any(|t| {
-        let tri = [placed[t[0] as usize], placed[t[1] as usize], placed[t[2] as usize]];
+        let tri = [
+            placed[t[0] as usize],
+            placed[t[1] as usize],
+            placed[t[2] as usize],
+        ];
         let mut lo = [0i32; 3];
         let mut hi = [0i32; 3];
         for a in 0..3 {
@@ -107,7 +111,10 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = PathBuf::from(args.first().expect("usage: world_scene MANIFEST [--compare]"));
+    let path = PathBuf::from(
+        args.first()
+            .expect("usage: world_scene MANIFEST [--compare]"),
+    );
     let compare: Vec<Set> = if args.iter().any(|a| a == "--compare") {
         vec![Set::SingleCapsule, Set::AllTight]
     } else {
@@ -126,8 +133,20 @@ fn main() {
         t0.elapsed().as_secs_f64() * 1e3,
         world.grid().index_bytes() / 1024
     );
-    let fit_model: &Model = &prep.sets.iter().find(|s| s.set == Set::Fit).unwrap().kernel.model;
-    let fit_names = &prep.sets.iter().find(|s| s.set == Set::Fit).unwrap().kernel.link_names;
+    let fit_model: &Model = &prep
+        .sets
+        .iter()
+        .find(|s| s.set == Set::Fit)
+        .unwrap()
+        .kernel
+        .model;
+    let fit_names = &prep
+        .sets
+        .iter()
+        .find(|s| s.set == Set::Fit)
+        .unwrap()
+        .kernel
+        .link_names;
     // The truth per pose (independent of the set): some link's mesh touches a cell.
     let mut ws = fit_model.workspace();
     let mut truth = vec![false; POSES as usize];

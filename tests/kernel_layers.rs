@@ -95,7 +95,10 @@ fn the_kernels_files_import_one_way() {
     assert!(g["check"].contains("workspace") && g["fk"].contains("workspace"));
     // The world check sits on top: it uses what the self check does, nothing uses it.
     assert!(g["world"].contains("workspace") && g["world"].contains("gjk"));
-    assert!(g.iter().all(|(m, uses)| m == "world" || !uses.contains("world")));
+    assert!(
+        g.iter()
+            .all(|(m, uses)| m == "world" || !uses.contains("world"))
+    );
     let c = cycles(&g);
     assert!(c.is_empty(), "import circles in src/kernel: {c:?}");
 }

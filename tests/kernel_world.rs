@@ -179,7 +179,11 @@ fn each_fixture_kind_at_hand_computed_distances() {
     let fixtures = [
         // Box [0.5, 0.7] in x: at q = 0.45 the gap is 0.04.
         (
-            Shape::Box(BoxShape::from_rpy([0.6, 0.0, 0.0], [0.0; 3], [0.1, 0.1, 0.1])),
+            Shape::Box(BoxShape::from_rpy(
+                [0.6, 0.0, 0.0],
+                [0.0; 3],
+                [0.1, 0.1, 0.1],
+            )),
             0.04,
         ),
         // Sphere of radius 0.02 at x = 0.5: 0.05 − 0.03 = 0.02.
@@ -255,7 +259,9 @@ fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
         radius: 0.01,
     };
     // In the slider's frame, 0.02 ahead in x.
-    let id = st.attach(&m, 1, &sphere, [0.02, 0.0, 0.0], [0.0; 3]).unwrap();
+    let id = st
+        .attach(&m, 1, &sphere, [0.02, 0.0, 0.0], [0.0; 3])
+        .unwrap();
     // q = 0.25: the payload's centre at 0.27, the base capsule's core at 0.3: 0.03 − 0.02.
     let r = m.check_world(&[0.25], &mut ws, &empty, &mut st, 0.05);
     assert_near(r.min_distance, 0.01, "payload vs base link");
@@ -276,7 +282,9 @@ fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
     )
     .unwrap();
     st.detach_all();
-    let id = st.attach(&m, 1, &sphere, [0.02, 0.0, 0.0], [0.0; 3]).unwrap();
+    let id = st
+        .attach(&m, 1, &sphere, [0.02, 0.0, 0.0], [0.0; 3])
+        .unwrap();
     let r = m.check_world(&[0.0], &mut ws, &world, &mut st, 0.05);
     assert!(r.tripped);
     assert_near(r.min_distance, -0.02, "the slider's capsule in the cell");
@@ -289,7 +297,9 @@ fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
         m.check_world(&[0.25], &mut ws, &empty, &mut fresh, 0.05)
     );
     // A payload on the base, 0.01 beyond the cell's face at x = 0: sphere at x = 0.02.
-    let id2 = st.attach(&m, 0, &sphere, [0.02, 0.0, 0.0], [0.0; 3]).unwrap();
+    let id2 = st
+        .attach(&m, 0, &sphere, [0.02, 0.0, 0.0], [0.0; 3])
+        .unwrap();
     let r = m.check_world(&[0.5], &mut ws, &world, &mut st, 0.05);
     assert_eq!(
         r.nearest.unwrap().body,
@@ -306,14 +316,24 @@ fn bad_payloads_are_refused_and_nothing_is_attached() {
         center: [0.0; 3],
         radius: 0.01,
     };
-    assert!(st.attach(&m, 2, &s, [0.0; 3], [0.0; 3]).unwrap_err().contains("link 2"));
-    assert!(st.attach(&m, 1, &s, [f64::NAN, 0.0, 0.0], [0.0; 3]).is_err());
+    assert!(
+        st.attach(&m, 2, &s, [0.0; 3], [0.0; 3])
+            .unwrap_err()
+            .contains("link 2")
+    );
+    assert!(
+        st.attach(&m, 1, &s, [f64::NAN, 0.0, 0.0], [0.0; 3])
+            .is_err()
+    );
     let nan_r = Shape::Sphere {
         center: [0.0; 3],
         radius: f64::NAN,
     };
     assert!(st.attach(&m, 1, &nan_r, [0.0; 3], [0.0; 3]).is_err());
-    assert!(st.attach(&m, 1, &Shape::Hull(vec![]), [0.0; 3], [0.0; 3]).is_err());
+    assert!(
+        st.attach(&m, 1, &Shape::Hull(vec![]), [0.0; 3], [0.0; 3])
+            .is_err()
+    );
     let many = Shape::Hull(vec![[0.0; 3]; 321]);
     assert!(st.attach(&m, 1, &many, [0.0; 3], [0.0; 3]).is_err());
     let skew = Shape::Box(BoxShape {
@@ -330,10 +350,13 @@ fn bad_worlds_are_refused() {
     let g = |p: f64| OccupancyGrid::from_cells([0.0; 3], p, &[[0, 0, 0]]);
     assert!(g(0.0).unwrap_err().contains("pitch"));
     assert!(g(-0.1).is_err() && g(f64::NAN).is_err() && g(f64::INFINITY).is_err());
-    assert!(OccupancyGrid::from_points(&[[0.0, f64::INFINITY, 0.0]], 0.1, [0.0; 3])
-        .unwrap_err()
-        .contains("point 0"));
-    let spread = OccupancyGrid::from_cells([0.0; 3], 0.1, &[[0, 0, 0], [1 << 26, 1 << 26, 1 << 20]]);
+    assert!(
+        OccupancyGrid::from_points(&[[0.0, f64::INFINITY, 0.0]], 0.1, [0.0; 3])
+            .unwrap_err()
+            .contains("point 0")
+    );
+    let spread =
+        OccupancyGrid::from_cells([0.0; 3], 0.1, &[[0, 0, 0], [1 << 26, 1 << 26, 1 << 20]]);
     assert!(spread.unwrap_err().contains("limit"));
     let bad_fixture = World::new(
         OccupancyGrid::from_cells([0.0; 3], 0.1, &[]).unwrap(),

@@ -35,7 +35,11 @@ fn world() -> World {
     World::new(
         grid,
         vec![
-            Shape::Box(BoxShape::from_rpy([0.5, 0.0, 0.3], [0.1, 0.2, 0.3], [0.05, 0.3, 0.02])),
+            Shape::Box(BoxShape::from_rpy(
+                [0.5, 0.0, 0.3],
+                [0.1, 0.2, 0.3],
+                [0.05, 0.3, 0.02],
+            )),
             Shape::Sphere {
                 center: [-0.3, 0.2, 0.5],
                 radius: 0.08,
@@ -59,12 +63,26 @@ fn world() -> World {
 fn with_payloads(m: &Model) -> WorldState {
     let mut st = WorldState::new(m);
     let last = m.n_links() - 1;
-    st.attach(m, last, &Shape::Sphere { center: [0.0; 3], radius: 0.04 }, [0.0, 0.0, 0.35], [0.0; 3])
-        .unwrap();
     st.attach(
         m,
         last,
-        &Shape::Hull(vec![[0.0; 3], [0.05, 0.0, 0.0], [0.0, 0.05, 0.0], [0.0, 0.0, 0.08]]),
+        &Shape::Sphere {
+            center: [0.0; 3],
+            radius: 0.04,
+        },
+        [0.0, 0.0, 0.35],
+        [0.0; 3],
+    )
+    .unwrap();
+    st.attach(
+        m,
+        last,
+        &Shape::Hull(vec![
+            [0.0; 3],
+            [0.05, 0.0, 0.0],
+            [0.0, 0.05, 0.0],
+            [0.0, 0.0, 0.08],
+        ]),
         [0.0, 0.0, 0.45],
         [0.3, 0.0, 0.0],
     )
@@ -83,7 +101,12 @@ fn with_payloads(m: &Model) -> WorldState {
 type Bits = (bool, u64, Option<WorldHit>, Option<WorldHit>);
 
 fn bits(r: &WorldResult) -> Bits {
-    (r.tripped, r.min_distance.to_bits(), r.nearest, r.first_tripping)
+    (
+        r.tripped,
+        r.min_distance.to_bits(),
+        r.nearest,
+        r.first_tripping,
+    )
 }
 
 #[test]
@@ -110,8 +133,14 @@ fn the_world_check_allocates_nothing_and_is_deterministic() {
                 assert_eq!(v.tripped, r.tripped, "{name}");
             }
         });
-        assert_eq!(allocs, 0, "{name}: the world check allocated {allocs} times");
-        assert!(tripped > 0 && tripped < qs.len(), "{name}: {tripped} tripped");
+        assert_eq!(
+            allocs, 0,
+            "{name}: the world check allocated {allocs} times"
+        );
+        assert!(
+            tripped > 0 && tripped < qs.len(),
+            "{name}: {tripped} tripped"
+        );
         // Again with a fresh state: the same bits (a cold start per call).
         let mut st2 = with_payloads(&m);
         for (q, want) in qs.iter().zip(&out) {

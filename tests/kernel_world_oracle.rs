@@ -103,7 +103,11 @@ fn oracle(p: &Placed, c: V3, h: f64) -> f64 {
         }
         Placed::Points(pts) => {
             let cloud = Cloud(pts.iter().map(|p| pv(*p)).collect());
-            gjk_multi(&Pose::from_translation(pv(c)), &cloud, &Cuboid::new(pv([h; 3])))
+            gjk_multi(
+                &Pose::from_translation(pv(c)),
+                &cloud,
+                &Cuboid::new(pv([h; 3])),
+            )
         }
     }
 }
@@ -161,9 +165,11 @@ fn run(m: &Model, poses: usize, seed: u64) -> (usize, usize) {
                     .iter()
                     .map(|p| oracle(p, c, h))
                     .fold(f64::INFINITY, f64::min);
-                let world =
-                    World::new(OccupancyGrid::from_cells(origin, pitch, &[cell]).unwrap(), vec![])
-                        .unwrap();
+                let world = World::new(
+                    OccupancyGrid::from_cells(origin, pitch, &[cell]).unwrap(),
+                    vec![],
+                )
+                .unwrap();
                 let r = m.check_placed_world(&ws, &world, &mut st, margin, false);
                 cases += 1;
                 assert!(
@@ -199,7 +205,10 @@ fn the_window_never_misses_a_cell_and_every_value_is_a_lower_bound_mixed_arm() {
         let m = mixed_tight_arm(n, 0.0);
         let (cases, in_reach) = run(&m, 120, 0x5eed_0000 + seed);
         // The draw must reach the band often, or the test proves little.
-        assert!(in_reach * 4 > cases, "{in_reach} of {cases} within the reach");
+        assert!(
+            in_reach * 4 > cases,
+            "{in_reach} of {cases} within the reach"
+        );
     }
 }
 
@@ -207,5 +216,8 @@ fn the_window_never_misses_a_cell_and_every_value_is_a_lower_bound_mixed_arm() {
 fn the_window_never_misses_a_cell_panda_hulls() {
     let m = panda_tight(152);
     let (cases, in_reach) = run(&m, 80, 0x5eed_1111);
-    assert!(in_reach * 4 > cases, "{in_reach} of {cases} within the reach");
+    assert!(
+        in_reach * 4 > cases,
+        "{in_reach} of {cases} within the reach"
+    );
 }

@@ -4,8 +4,8 @@
 //! docs/world.md has the guarantee.
 
 use super::{
-    CollideModel, CollideSession, CollideStatus, Error, Failure, bad, batch, check_margin,
-    guard, joint_values, rust_guard, session_mut,
+    CollideModel, CollideSession, CollideStatus, Error, Failure, bad, batch, check_margin, guard,
+    joint_values, rust_guard, session_mut,
 };
 /// The kernel's shape types, for Rust callers of [`CollideWorld::with_fixture`] and
 /// [`CollideSession::attach_payload`].
@@ -249,7 +249,8 @@ pub unsafe extern "C" fn collide_world_from_cells(
             clear_out(out_world)?;
             let c = triples(cells, n_cells, "cells")?;
             let cells: Vec<[i32; 3]> = c.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
-            let g = OccupancyGrid::from_cells(origin_of(origin), pitch, &cells).map_err(world_err)?;
+            let g =
+                OccupancyGrid::from_cells(origin_of(origin), pitch, &cells).map_err(world_err)?;
             give(out_world, World::new(g, vec![]).map_err(world_err)?);
         }
         Ok(())
@@ -273,7 +274,8 @@ pub unsafe extern "C" fn collide_world_from_points(
             clear_out(out_world)?;
             let p = triples(points, n_points, "points")?;
             let pts: Vec<[f64; 3]> = p.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
-            let g = OccupancyGrid::from_points(&pts, pitch, origin_of(origin)).map_err(world_err)?;
+            let g =
+                OccupancyGrid::from_points(&pts, pitch, origin_of(origin)).map_err(world_err)?;
             give(out_world, World::new(g, vec![]).map_err(world_err)?);
         }
         Ok(())
@@ -299,7 +301,10 @@ pub unsafe extern "C" fn collide_world_from_mesh(
                 return Err(bad("path is null"));
             }
             let p = CStr::from_ptr(path).to_string_lossy().into_owned();
-            give(out_world, mesh_world(Path::new(&p), pitch, origin_of(origin))?);
+            give(
+                out_world,
+                mesh_world(Path::new(&p), pitch, origin_of(origin))?,
+            );
         }
         Ok(())
     })
@@ -426,7 +431,18 @@ pub unsafe extern "C" fn collide_check_world(
     result: *mut CollideWorldResult,
 ) -> CollideStatus {
     // SAFETY: the caller's contract, passed on.
-    unsafe { world_entry("collide_check_world", session, world, q, nq, margin, result, false) }
+    unsafe {
+        world_entry(
+            "collide_check_world",
+            session,
+            world,
+            q,
+            nq,
+            margin,
+            result,
+            false,
+        )
+    }
 }
 
 /// `collide_check_world`'s verdict only: stops at the first body within `margin` and reports
@@ -442,7 +458,16 @@ pub unsafe extern "C" fn collide_check_world_verdict(
 ) -> CollideStatus {
     // SAFETY: the caller's contract, passed on.
     unsafe {
-        world_entry("collide_check_world_verdict", session, world, q, nq, margin, result, true)
+        world_entry(
+            "collide_check_world_verdict",
+            session,
+            world,
+            q,
+            nq,
+            margin,
+            result,
+            true,
+        )
     }
 }
 
@@ -535,7 +560,11 @@ impl CollideWorld {
     }
 
     /// `collide_world_from_mesh`.
-    pub fn from_mesh(path: &Path, pitch: f64, origin: [f64; 3]) -> Result<Arc<CollideWorld>, Error> {
+    pub fn from_mesh(
+        path: &Path,
+        pitch: f64,
+        origin: [f64; 3],
+    ) -> Result<Arc<CollideWorld>, Error> {
         rust_guard("World.from_mesh", || {
             Ok(Arc::new(CollideWorld {
                 world: mesh_world(path, pitch, origin)?,

@@ -48,7 +48,8 @@ fn the_abi_gives_the_kernels_world_verdicts() {
     let pts = scene_points();
     let flat: Vec<f64> = pts.iter().flatten().copied().collect();
     let mut w0 = ptr::null();
-    let st = unsafe { collide_world_from_points(flat.as_ptr(), pts.len(), 0.025, ptr::null(), &mut w0) };
+    let st =
+        unsafe { collide_world_from_points(flat.as_ptr(), pts.len(), 0.025, ptr::null(), &mut w0) };
     assert_eq!(st, CollideStatus::Ok, "{}", last_error());
     let mut post = sphere_shape(0.1);
     post.center = [0.0, -0.5, 0.6];
@@ -97,18 +98,32 @@ fn the_abi_gives_the_kernels_world_verdicts() {
         assert_eq!(v.in_collision, d.tripped);
         all.extend_from_slice(&q);
     }
-    assert!(tripped > 10 && tripped < n as usize - 10, "{tripped} of {n} trip");
+    assert!(
+        tripped > 10 && tripped < n as usize - 10,
+        "{tripped} of {n} trip"
+    );
     assert!(direct_hits > tripped);
     // The batch, on 1 and 3 threads: the session's answers, bit for bit.
     for threads in [1, 3] {
         let mut out = vec![CollideWorldResult::default(); n as usize];
         let st = unsafe {
-            collide_check_world_batch(l.model, w, all.as_ptr(), n as usize, dof, 0.02, out.as_mut_ptr(), threads)
+            collide_check_world_batch(
+                l.model,
+                w,
+                all.as_ptr(),
+                n as usize,
+                dof,
+                0.02,
+                out.as_mut_ptr(),
+                threads,
+            )
         };
         assert_eq!(st, CollideStatus::Ok, "{}", last_error());
         for (i, r) in out.iter().enumerate() {
             let mut one = CollideWorldResult::default();
-            unsafe { collide_check_world(l.session, w, all[i * dof..].as_ptr(), dof, 0.02, &mut one) };
+            unsafe {
+                collide_check_world(l.session, w, all[i * dof..].as_ptr(), dof, 0.02, &mut one)
+            };
             assert_eq!(*r, one, "row {i}, {threads} threads");
         }
     }
@@ -134,7 +149,14 @@ fn payloads_attach_and_detach_through_a_session() {
     let mut id = 0u32;
     let ball = sphere_shape(0.3);
     let st = unsafe {
-        collide_session_attach(l.session, n_links - 1, &ball, [0.0; 3].as_ptr(), [0.0; 3].as_ptr(), &mut id)
+        collide_session_attach(
+            l.session,
+            n_links - 1,
+            &ball,
+            [0.0; 3].as_ptr(),
+            [0.0; 3].as_ptr(),
+            &mut id,
+        )
     };
     assert_eq!(st, CollideStatus::Ok, "{}", last_error());
     let mut with = CollideWorldResult::default();
@@ -143,22 +165,42 @@ fn payloads_attach_and_detach_through_a_session() {
     assert_eq!(with.payload, i64::from(id));
     assert_eq!(with.obstacle, CollideObstacle::Link);
     assert_ne!(with.index, (n_links - 1) as i64, "never against its holder");
-    assert_eq!(unsafe { collide_session_detach(l.session, id) }, CollideStatus::Ok);
+    assert_eq!(
+        unsafe { collide_session_detach(l.session, id) },
+        CollideStatus::Ok
+    );
     let mut after = CollideWorldResult::default();
     unsafe { collide_check_world(l.session, w0, q.as_ptr(), dof, 0.0, &mut after) };
     assert_eq!(after, before, "detach restores");
     // Bad payloads: an unknown link, a NaN radius; nothing attached.
     let st = unsafe {
-        collide_session_attach(l.session, n_links, &ball, [0.0; 3].as_ptr(), [0.0; 3].as_ptr(), &mut id)
+        collide_session_attach(
+            l.session,
+            n_links,
+            &ball,
+            [0.0; 3].as_ptr(),
+            [0.0; 3].as_ptr(),
+            &mut id,
+        )
     };
     assert_eq!(st, CollideStatus::BadArgument);
     assert!(last_error().contains("link"), "{}", last_error());
     let nan = sphere_shape(f64::NAN);
     let st = unsafe {
-        collide_session_attach(l.session, 1, &nan, [0.0; 3].as_ptr(), [0.0; 3].as_ptr(), &mut id)
+        collide_session_attach(
+            l.session,
+            1,
+            &nan,
+            [0.0; 3].as_ptr(),
+            [0.0; 3].as_ptr(),
+            &mut id,
+        )
     };
     assert_eq!(st, CollideStatus::BadArgument);
-    assert_eq!(unsafe { collide_session_detach(l.session, 999) }, CollideStatus::BadArgument);
+    assert_eq!(
+        unsafe { collide_session_detach(l.session, 999) },
+        CollideStatus::BadArgument
+    );
     unsafe { collide_world_free(w0) };
 }
 

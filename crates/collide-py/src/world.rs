@@ -3,8 +3,8 @@
 //! its batch, and `collide.WorldSession` (attached payloads, warm starts). docs/world.md.
 
 use super::{CheckResult, Model, to_py};
-use collide_kernel::CollideSession;
 use collide_kernel::CollideModel;
+use collide_kernel::CollideSession;
 use collide_kernel::world::{
     BoxShape, CollideObstacle, CollideWorld, CollideWorldResult, Shape as KShape,
 };
@@ -27,11 +27,7 @@ impl Shape {
     /// matrix whose columns are the box axes (default: the identity).
     #[staticmethod]
     #[pyo3(signature = (center, half_extents, rotation=None))]
-    fn r#box(
-        center: [f64; 3],
-        half_extents: [f64; 3],
-        rotation: Option<[[f64; 3]; 3]>,
-    ) -> Shape {
+    fn r#box(center: [f64; 3], half_extents: [f64; 3], rotation: Option<[[f64; 3]; 3]>) -> Shape {
         Shape {
             inner: KShape::Box(BoxShape {
                 center,
@@ -144,7 +140,10 @@ impl World {
 
     /// A new world with `shape` added as a fixture (world frame); this one is unchanged.
     fn with_fixture(&self, shape: &Shape) -> PyResult<World> {
-        let inner = self.inner.with_fixture(shape.inner.clone()).map_err(to_py)?;
+        let inner = self
+            .inner
+            .with_fixture(shape.inner.clone())
+            .map_err(to_py)?;
         Ok(World { inner })
     }
 
@@ -184,13 +183,20 @@ pub(crate) fn world_result(links: &[String], r: &CollideWorldResult) -> CheckRes
     };
     let link_b = match r.obstacle {
         CollideObstacle::None => None,
-        CollideObstacle::Cell => Some(format!("cell ({}, {}, {})", r.cell[0], r.cell[1], r.cell[2])),
+        CollideObstacle::Cell => Some(format!(
+            "cell ({}, {}, {})",
+            r.cell[0], r.cell[1], r.cell[2]
+        )),
         CollideObstacle::Fixture => Some(format!("fixture {}", r.index)),
         CollideObstacle::Link => Some(links[r.index as usize].clone()),
         CollideObstacle::Payload => Some(format!("payload {}", r.index)),
     };
     CheckResult {
-        verdict: if r.in_collision { "in_collision" } else { "free" },
+        verdict: if r.in_collision {
+            "in_collision"
+        } else {
+            "free"
+        },
         in_collision: r.in_collision,
         within_limits: r.within_limits,
         min_distance: r.min_distance,
@@ -285,7 +291,9 @@ impl WorldSession {
         if self.inner.detach_payload(id) {
             Ok(())
         } else {
-            Err(PyValueError::new_err(format!("no payload {id} is attached")))
+            Err(PyValueError::new_err(format!(
+                "no payload {id} is attached"
+            )))
         }
     }
 

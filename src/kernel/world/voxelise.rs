@@ -24,9 +24,7 @@ impl Cells {
             self.0.sort_unstable();
             self.0.dedup();
             if self.0.len() > MAX_CELLS {
-                return Err(format!(
-                    "more than the limit of {MAX_CELLS} occupied cells"
-                ));
+                return Err(format!("more than the limit of {MAX_CELLS} occupied cells"));
             }
         }
         Ok(())
@@ -36,7 +34,8 @@ impl Cells {
 /// The lattice coordinate of `x` along one axis, checked against the index limit.
 fn coord(x: f64, origin: f64, pitch: f64) -> Result<f64, String> {
     let t = (x - origin) / pitch;
-    if !(t.abs() < MAX_INDEX as f64) {
+    // NaN fails the comparison too.
+    if t.abs() >= MAX_INDEX as f64 || t.is_nan() {
         return Err(format!(
             "{x} lies more than {MAX_INDEX} cells from the origin"
         ));
@@ -66,12 +65,16 @@ impl OccupancyGrid {
             }
             let mut r = [(0, 0); 3];
             for a in 0..3 {
-                r[a] = axis_cells(coord(p[a], origin[a], pitch).map_err(|e| format!("point {n}: {e}"))?);
+                r[a] = axis_cells(
+                    coord(p[a], origin[a], pitch).map_err(|e| format!("point {n}: {e}"))?,
+                );
             }
             for k in r[2].0..=r[2].1 {
                 for j in r[1].0..=r[1].1 {
                     for i in r[0].0..=r[0].1 {
-                        cells.push([i, j, k]).map_err(|e| format!("point {n}: {e}"))?;
+                        cells
+                            .push([i, j, k])
+                            .map_err(|e| format!("point {n}: {e}"))?;
                     }
                 }
             }
@@ -131,10 +134,12 @@ impl OccupancyGrid {
             for k in r[2].0..=r[2].1 {
                 for j in r[1].0..=r[1].1 {
                     for i in r[0].0..=r[0].1 {
-                        let c = [i, j, k].map(|x| f64::from(x));
+                        let c = [i, j, k].map(f64::from);
                         let centre = [0, 1, 2].map(|a| origin[a] + pitch * (c[a] + 0.5));
                         if triangle_touches_box(&v, centre, h) {
-                            cells.push([i, j, k]).map_err(|e| format!("triangle {n}: {e}"))?;
+                            cells
+                                .push([i, j, k])
+                                .map_err(|e| format!("triangle {n}: {e}"))?;
                         }
                     }
                 }
@@ -151,12 +156,12 @@ impl OccupancyGrid {
 pub fn triangle_touches_box(v: &[V3; 3], c: V3, h: f64) -> bool {
     let p = [sub(v[0], c), sub(v[1], c), sub(v[2], c)];
     // The box's own axes.
-    for a in 0..3 {
+    if (0..3).any(|a| {
         let lo = p[0][a].min(p[1][a]).min(p[2][a]);
         let hi = p[0][a].max(p[1][a]).max(p[2][a]);
-        if lo > h || hi < -h {
-            return false;
-        }
+        lo > h || hi < -h
+    }) {
+        return false;
     }
     let e = [sub(p[1], p[0]), sub(p[2], p[1]), sub(p[0], p[2])];
     // The triangle's normal.
