@@ -101,3 +101,20 @@ def test_bad_input_is_an_exception(panda):
         panda.check_world(np.zeros(len(q)), w, -1.0)
     with pytest.raises(ValueError):
         panda.check_world(np.zeros(len(q) + 1), w, 0.0)
+
+
+def test_coherent_session_gives_the_full_verdicts_on_a_smooth_path(panda):
+    w = table_world()
+    full, coh = collide.WorldSession(panda, w), collide.WorldSession(panda, w)
+    lim = np.array(panda.joint_limits)
+    rng = np.random.default_rng(9)
+    trips, steps = 0, 0
+    for _ in range(8):
+        a, b = (rng.uniform(lim[:, 0], lim[:, 1]) for _ in range(2))
+        for t in np.linspace(0, 1, 100):
+            q = a + t * (b - a)
+            f, c = full.check(q, 0.01), coh.check(q, 0.01, coherent=True)
+            assert f.in_collision == c.in_collision
+            trips += f.in_collision
+            steps += 1
+    assert 0 < trips < steps

@@ -14,6 +14,11 @@
 // margin a caller uses.
 #define ALLOWANCE 1e-9
 
+// How much farther than the margin (plus the refinement band) the exact check looks when
+// it re-anchors a link: the larger, the longer the link stays proven clear, the more cells
+// each re-anchoring reads.
+#define ANCHOR_REACH 0.05
+
 // What a call did. Every function that can fail returns one; on anything but
 // `COLLIDE_STATUS_OK`, `collide_last_error()` names the cause.
 typedef enum {
@@ -454,6 +459,19 @@ CollideStatus collide_check_world(CollideSession *session,
                                   size_t nq,
                                   double margin,
                                   CollideWorldResult *result);
+
+// `collide_check_world` with the session's per-link cache (docs/world.md, "Coherent
+// mode"): a link whose distance to the world, bounded at its last exact check, cannot have
+// fallen to `margin` since (the self mode's motion bound, from the root) is not checked;
+// payloads always are. The verdict is `collide_check_world`'s; `min_distance` a lower bound
+// (a proven bound when it is the least, then `obstacle` is none). The cache belongs to
+// one world: another world, or a `q` outside the limits, checks every link again.
+CollideStatus collide_check_world_coherent(CollideSession *session,
+                                           const CollideWorld *world,
+                                           const double *q,
+                                           size_t nq,
+                                           double margin,
+                                           CollideWorldResult *result);
 
 // `collide_check_world`'s verdict only: stops at the first body within `margin` and reports
 // it; `min_distance` is the least value found until then.

@@ -14,6 +14,7 @@
 
 pub mod coherent;
 pub mod world;
+pub mod world_coherent;
 
 use coherent::{Cache, Coherence, Preset, Verdict};
 use collide::kernel::world::WorldState;
@@ -188,6 +189,8 @@ pub struct CollideSession {
     witness: bool,
     /// The world check's payloads, warm starts and counters (`world.rs`).
     world: WorldState,
+    /// The coherent world check's per-link anchors (`world_coherent.rs`).
+    world_cache: world_coherent::WorldCache,
 }
 
 /// What the last `collide_check_coherent` on a session did (`collide_session_stats`).
@@ -659,6 +662,7 @@ pub unsafe extern "C" fn collide_session_reset(session: *mut CollideSession) -> 
         let s = unsafe { session_mut(session) }?;
         s.ws.reset_warm_start();
         s.cache.reset();
+        s.world_cache.reset();
         Ok(())
     })
 }
@@ -1261,6 +1265,7 @@ impl CollideSession {
         let cache = Cache::new(&model.coherence);
         CollideSession {
             world: WorldState::new(&model.model),
+            world_cache: world_coherent::WorldCache::new(&model.model),
             model,
             ws,
             cache,
@@ -1360,6 +1365,7 @@ impl CollideSession {
     pub fn reset(&mut self) {
         self.ws.reset_warm_start();
         self.cache.reset();
+        self.world_cache.reset();
     }
 }
 

@@ -20,6 +20,19 @@ use std::sync::Arc;
 /// across threads and sessions. Opaque to C.
 pub struct CollideWorld {
     world: World,
+    /// Unique per world made in this process: the coherent cache's key (an address could
+    /// be reused by a later world).
+    id: u64,
+}
+
+impl CollideWorld {
+    fn wrap(world: World) -> CollideWorld {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        CollideWorld {
+            world,
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
 }
 
 const _: () = {
@@ -217,7 +230,7 @@ fn world_err(e: String) -> Failure {
 /// Stores `w` in `*out` (checked non-null by the caller) as a new reference.
 unsafe fn give(out: *mut *const CollideWorld, w: World) {
     // SAFETY: checked non-null by the caller.
-    unsafe { *out = Arc::into_raw(Arc::new(CollideWorld { world: w })) };
+    unsafe { *out = Arc::into_raw(Arc::new(CollideWorld::wrap(w))) };
 }
 
 unsafe fn clear_out(out: *mut *const CollideWorld) -> Result<(), Failure> {
@@ -445,6 +458,39 @@ pub unsafe extern "C" fn collide_check_world(
     }
 }
 
+/// `collide_check_world` with the session's per-link cache (docs/world.md, "Coherent
+/// mode"): a link whose distance to the world, bounded at its last exact check, cannot have
+/// fallen to `margin` since (the self mode's motion bound, from the root) is not checked;
+/// payloads always are. The verdict is `collide_check_world`'s; `min_distance` a lower bound
+/// (a proven bound when it is the least, then `obstacle` is none). The cache belongs to
+/// one world: another world, or a `q` outside the limits, checks every link again.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_check_world_coherent(
+    session: *mut CollideSession,
+    world: *const CollideWorld,
+    q: *const f64,
+    nq: usize,
+    margin: f64,
+    result: *mut CollideWorldResult,
+) -> CollideStatus {
+    guard("collide_check_world_coherent", || {
+        if result.is_null() {
+            return Err(bad("result is null"));
+        }
+        // SAFETY: checked non-null.
+        unsafe { *result = CollideWorldResult::EMPTY };
+        // SAFETY: null or a live session / world; `nq` doubles at `q`.
+        let s = unsafe { session_mut(session) }?;
+        let w = unsafe { world.as_ref() }.ok_or_else(|| bad("the world is null"))?;
+        let q = unsafe { joint_values(&s.model, q, nq, None) }?;
+        check_margin(margin, "margin")?;
+        let out = s.world_coherent(w, q, margin);
+        // SAFETY: checked non-null.
+        unsafe { *result = out };
+        Ok(())
+    })
+}
+
 /// `collide_check_world`'s verdict only: stops at the first body within `margin` and reports
 /// it; `min_distance` is the least value found until then.
 #[unsafe(no_mangle)]
@@ -539,9 +585,9 @@ impl CollideWorld {
     ) -> Result<Arc<CollideWorld>, Error> {
         rust_guard("World.from_cells", || {
             let g = OccupancyGrid::from_cells(origin, pitch, cells).map_err(world_err)?;
-            Ok(Arc::new(CollideWorld {
-                world: World::new(g, vec![]).map_err(world_err)?,
-            }))
+            Ok(Arc::new(CollideWorld::wrap(
+                World::new(g, vec![]).map_err(world_err)?,
+            )))
         })
     }
 
@@ -553,9 +599,9 @@ impl CollideWorld {
     ) -> Result<Arc<CollideWorld>, Error> {
         rust_guard("World.from_points", || {
             let g = OccupancyGrid::from_points(points, pitch, origin).map_err(world_err)?;
-            Ok(Arc::new(CollideWorld {
-                world: World::new(g, vec![]).map_err(world_err)?,
-            }))
+            Ok(Arc::new(CollideWorld::wrap(
+                World::new(g, vec![]).map_err(world_err)?,
+            )))
         })
     }
 
@@ -566,18 +612,18 @@ impl CollideWorld {
         origin: [f64; 3],
     ) -> Result<Arc<CollideWorld>, Error> {
         rust_guard("World.from_mesh", || {
-            Ok(Arc::new(CollideWorld {
-                world: mesh_world(path, pitch, origin)?,
-            }))
+            Ok(Arc::new(CollideWorld::wrap(mesh_world(
+                path, pitch, origin,
+            )?)))
         })
     }
 
     /// `collide_world_add_fixture`.
     pub fn with_fixture(&self, shape: Shape) -> Result<Arc<CollideWorld>, Error> {
         rust_guard("World.with_fixture", || {
-            Ok(Arc::new(CollideWorld {
-                world: self.world.with_fixture(shape).map_err(world_err)?,
-            }))
+            Ok(Arc::new(CollideWorld::wrap(
+                self.world.with_fixture(shape).map_err(world_err)?,
+            )))
         })
     }
 
@@ -654,6 +700,34 @@ impl CollideSession {
             check_margin(margin, "margin")?;
             Ok(self.world_check(world, q, margin, verdict_only))
         })
+    }
+
+    /// `collide_check_world_coherent`.
+    pub fn check_world_coherent(
+        &mut self,
+        world: &CollideWorld,
+        q: &[f64],
+        margin: f64,
+    ) -> Result<CollideWorldResult, Error> {
+        rust_guard("check_world_coherent", || {
+            // SAFETY: a slice of `q.len()` values.
+            let q = unsafe { joint_values(&self.model, q.as_ptr(), q.len(), None) }?;
+            check_margin(margin, "margin")?;
+            Ok(self.world_coherent(world, q, margin))
+        })
+    }
+
+    /// Links the last `check_world_coherent` skipped and checked.
+    pub fn world_coherent_stats(&self) -> (u32, u32) {
+        (self.world_cache.skipped, self.world_cache.checked)
+    }
+
+    fn world_coherent(&mut self, w: &CollideWorld, q: &[f64], margin: f64) -> CollideWorldResult {
+        let m = &self.model.model;
+        let r = self
+            .world_cache
+            .check(m, &mut self.ws, &mut self.world, &w.world, w.id, q, margin);
+        CollideWorldResult::of(&r, m.within_limits(q), false)
     }
 
     fn world_check(

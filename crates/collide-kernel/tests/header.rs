@@ -59,6 +59,7 @@ fn committed_header_is_what_cbindgen_generates() {
         "collide_check_world",
         "collide_check_world_verdict",
         "collide_check_world_batch",
+        "collide_check_world_coherent",
     ] {
         assert!(
             generated.contains(&format!(" {f}(")) || generated.contains(&format!("*{f}(")),

@@ -253,3 +253,73 @@ fn a_mesh_file_makes_a_world_and_bad_input_is_refused() {
     assert_eq!(st, CollideStatus::BadArgument);
     unsafe { collide_world_free(w) };
 }
+
+/// Seeded random walks (joint steps up to 0.02 rad, the limits respected) of the Panda and
+/// the G1 in the table scene: the coherent world check answers what the full check does
+/// at every step (never free where the full check trips), and skips links.
+#[test]
+fn the_coherent_world_check_never_answers_free_where_the_full_check_trips() {
+    for robot in ["franka_panda", "g1_29dof"] {
+        let model = CollideModel::open(&manifest(robot)).unwrap();
+        let pts = scene_points();
+        let world = CollideWorld::from_points(&pts, 0.025, [0.0; 3])
+            .unwrap()
+            .with_fixture(Shape::Sphere {
+                center: [0.3, -0.3, 0.5],
+                radius: 0.1,
+            })
+            .unwrap();
+        let mut full = CollideSession::new(model.clone());
+        let mut coh = CollideSession::new(model.clone());
+        let dof = model.dof();
+        let lim: Vec<(f64, f64)> = (0..dof).map(|i| model.joint_limits(i)).collect();
+        let mut rng = 0x5eed_0033_u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut trips, mut skipped, mut steps) = (0, 0u64, 0);
+        for walk in 0..6 {
+            let mut q: Vec<f64> = lim
+                .iter()
+                .map(|&(lo, hi)| lo + (hi - lo) * next())
+                .collect();
+            for step in 0..300 {
+                for (i, v) in q.iter_mut().enumerate() {
+                    *v = (*v + 0.02 * (2.0 * next() - 1.0)).clamp(lim[i].0, lim[i].1);
+                }
+                let margin = 0.01;
+                let f = full.check_world(&world, &q, margin, false).unwrap();
+                let c = coh.check_world_coherent(&world, &q, margin).unwrap();
+                assert_eq!(
+                    c.in_collision, f.in_collision,
+                    "{robot} walk {walk} step {step}: coherent {c:?} full {f:?}"
+                );
+                if f.in_collision {
+                    // The least value is then exact in both (the skipped links are proven
+                    // above the margin): the same up to GJK's tolerance.
+                    assert!(
+                        (c.min_distance - f.min_distance).abs() < 1e-8,
+                        "{robot} walk {walk} step {step}: {} vs {}",
+                        c.min_distance,
+                        f.min_distance
+                    );
+                }
+                trips += f.in_collision as usize;
+                skipped += u64::from(coh.world_coherent_stats().0);
+                steps += 1;
+            }
+        }
+        assert!(
+            trips > 0 && trips < steps,
+            "{robot}: {trips} of {steps} steps trip"
+        );
+        assert!(
+            skipped > steps as u64,
+            "{robot}: {skipped} links skipped in {steps} steps"
+        );
+        eprintln!("{robot}: {trips} of {steps} steps trip, {skipped} link checks skipped");
+    }
+}

@@ -297,20 +297,29 @@ impl WorldSession {
         }
     }
 
-    /// The world check at `q` with the payloads; `verdict_only` stops at the first hit.
-    #[pyo3(signature = (q, margin, verdict_only=false))]
+    /// The world check at `q` with the payloads; `verdict_only` stops at the first hit;
+    /// `coherent` skips the links proven clear since their last exact check (the same
+    /// verdict; docs/world.md, "Coherent mode").
+    #[pyo3(signature = (q, margin, verdict_only=false, coherent=false))]
     fn check(
         &mut self,
         py: Python<'_>,
         q: PyArrayLike1<'_, f64, AllowTypeChange>,
         margin: f64,
         verdict_only: bool,
+        coherent: bool,
     ) -> PyResult<CheckResult> {
         let m = self.model.get();
         let q = m.q_vec(&q)?;
         let (s, w) = (&mut self.inner, &self.world);
         let r = py
-            .detach(|| s.check_world(w, &q, margin, verdict_only))
+            .detach(|| {
+                if coherent {
+                    s.check_world_coherent(w, &q, margin)
+                } else {
+                    s.check_world(w, &q, margin, verdict_only)
+                }
+            })
             .map_err(to_py)?;
         Ok(world_result(&m.links, &r))
     }

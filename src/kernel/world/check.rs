@@ -79,6 +79,19 @@ pub struct WorldResult {
     pub nearest: Option<WorldHit>,
 }
 
+/// For a caller that caches per link (the coherent mode): which links' primitives to
+/// visit, how far their windows reach, and where to write each visited link's least value.
+pub struct LinkSelection<'a> {
+    /// Per link: visit its primitives. Payloads are always visited.
+    pub visit: &'a [bool],
+    /// The window's reach, at least `margin + refine_band` (farther gives larger least
+    /// values to cache, at the cost of more cells).
+    pub reach: f64,
+    /// Per visited link, written: a lower bound on the signed distance from its primitives
+    /// to every occupied cell and fixture, capped at `reach`. Others are left alone.
+    pub least: &'a mut [f64],
+}
+
 /// Running fold of the values.
 struct Fold {
     margin: f64,
@@ -164,6 +177,33 @@ impl Model {
         margin: f64,
         verdict_only: bool,
     ) -> WorldResult {
+        self.world_pass(ws, world, st, margin, verdict_only, None)
+    }
+
+    /// [`Model::check_placed_world`] (full, not verdict-only) on the links `sel` selects,
+    /// writing their least values (the coherent mode's anchors). Every value is the same
+    /// kind of lower bound; a link's least is its own minimum (its cells are skipped only
+    /// at or above it, never at another link's).
+    pub fn check_placed_world_links(
+        &self,
+        ws: &Workspace,
+        world: &World,
+        st: &mut WorldState,
+        margin: f64,
+        sel: LinkSelection<'_>,
+    ) -> WorldResult {
+        self.world_pass(ws, world, st, margin, false, Some(sel))
+    }
+
+    fn world_pass(
+        &self,
+        ws: &Workspace,
+        world: &World,
+        st: &mut WorldState,
+        margin: f64,
+        verdict_only: bool,
+        mut sel: Option<LinkSelection<'_>>,
+    ) -> WorldResult {
         ws.assert_fits(self);
         assert_eq!(
             st.n_prims,
@@ -174,9 +214,17 @@ impl Model {
             st.reset_warm_start();
         }
         st.stats = Default::default();
-        let reach = margin + self.refine_band();
+        let band = margin + self.refine_band();
+        let reach = sel.as_ref().map_or(band, |s| s.reach.max(band));
+        if let Some(s) = sel.as_mut() {
+            for (l, least) in s.least.iter_mut().enumerate() {
+                if s.visit[l] {
+                    *least = reach;
+                }
+            }
+        }
         // The verdict needs values exact only up to the margin.
-        let threshold = if verdict_only { margin } else { reach };
+        let threshold = if verdict_only { margin } else { band };
         let mut fold = Fold {
             margin,
             verdict_only,
@@ -193,14 +241,22 @@ impl Model {
             stats,
             ..
         } = st;
+        let (visit, least) = match sel {
+            Some(s) => (Some(s.visit), Some(s.least)),
+            None => (None, None),
+        };
         let mut ctx = Ctx {
             world,
             reach,
             threshold,
             fold: &mut fold,
             stats,
+            least,
         };
         for (k, w) in witness.iter_mut().enumerate() {
+            if visit.is_some_and(|v| !v[self.prims[k].link]) {
+                continue;
+            }
             let body = Placed {
                 solid: self.prim_solid(k, ws),
                 sphere_c: ws.sphere_c[k],
@@ -284,9 +340,34 @@ struct Ctx<'w, 'f> {
     threshold: f64,
     fold: &'f mut Fold,
     stats: &'f mut super::payload::WorldStats,
+    /// Per link, the least value so far (the coherent mode), else `None`.
+    least: Option<&'f mut [f64]>,
 }
 
 impl Ctx<'_, '_> {
+    /// The value a cell or solid's lower bound must reach to be skipped: the body's link's
+    /// least value when per-link values are kept (so each stays its own minimum), else the
+    /// least value overall. Either is at least the overall least, so the skip changes
+    /// neither the verdict nor the overall least.
+    #[inline(always)]
+    fn skip_at(&self, who: WorldBody) -> f64 {
+        match (&self.least, who) {
+            (Some(least), WorldBody::Link(l)) => least[l],
+            _ => self.fold.res.min_distance,
+        }
+    }
+
+    /// Takes a value for `hit`, recording the body's link least; `true` to stop.
+    #[inline(always)]
+    fn take(&mut self, v: f64, hit: WorldHit) -> bool {
+        if let (Some(least), WorldBody::Link(l)) = (self.least.as_deref_mut(), hit.body) {
+            if v.is_nan() || v < least[l] {
+                least[l] = v;
+            }
+        }
+        self.fold.take(v, hit)
+    }
+
     /// `body` against the fixtures and the cells of its window; `true` to stop.
     #[inline]
     fn against_world(&mut self, body: &Placed<'_>, warm: &mut Witness) -> bool {
@@ -309,7 +390,7 @@ impl Ctx<'_, '_> {
         let (lo, hi) = body.solid.aabb();
         let Some((wlo, whi)) = grid.window(lo, hi, self.reach) else {
             // A non-finite placement (NaN in q): never free.
-            return self.fold.take(
+            return self.take(
                 f64::NAN,
                 WorldHit {
                     body: body.who,
@@ -321,9 +402,8 @@ impl Ctx<'_, '_> {
         // The cell's sphere: its centre, radius its half diagonal.
         let rs = body.sphere_r + h * 3f64.sqrt();
         let (reach, threshold) = (self.reach, self.threshold);
-        let (fold, stats) = (&mut *self.fold, &mut *self.stats);
         grid.for_each_in(wlo, whi, |cell| {
-            stats.cells += 1;
+            self.stats.cells += 1;
             let c = grid.cell_center(cell);
             // The containing box's gap along each axis.
             let mut gap = f64::NEG_INFINITY;
@@ -334,11 +414,11 @@ impl Ctx<'_, '_> {
             // is clear, and at or above the least value so far it cannot lower it (nor
             // trip when that value has not: it is then above the margin).
             let bound = gap.max(norm2(sub(c, body.sphere_c)).sqrt() - rs);
-            if bound > reach || bound >= fold.res.min_distance {
-                stats.culled += 1;
+            if bound > reach || bound >= self.skip_at(body.who) {
+                self.stats.culled += 1;
                 return false;
             }
-            stats.narrow += 1;
+            self.stats.narrow += 1;
             let v = cell_distance(
                 &body.solid,
                 c,
@@ -346,13 +426,13 @@ impl Ctx<'_, '_> {
                 &self.world.cell_dop,
                 threshold,
                 Some(&mut *warm),
-                fold.ceiling(),
+                self.fold.ceiling(),
             );
             if v.steps > 0 {
-                stats.gjk += 1;
-                stats.gjk_steps += v.steps;
+                self.stats.gjk += 1;
+                self.stats.gjk_steps += v.steps;
             }
-            fold.take(
+            self.take(
                 v.value,
                 WorldHit {
                     body: body.who,
@@ -366,7 +446,7 @@ impl Ctx<'_, '_> {
     #[inline]
     fn pair(&mut self, body: &Placed<'_>, other: &Placed<'_>, obstacle: Obstacle) -> bool {
         let gap = norm2(sub(body.sphere_c, other.sphere_c)).sqrt() - body.sphere_r - other.sphere_r;
-        if gap > self.reach || gap >= self.fold.res.min_distance {
+        if gap > self.reach || gap >= self.skip_at(body.who) {
             self.stats.culled += 1;
             return false;
         }
@@ -382,7 +462,7 @@ impl Ctx<'_, '_> {
             self.stats.gjk += 1;
             self.stats.gjk_steps += v.steps;
         }
-        self.fold.take(
+        self.take(
             v.value,
             WorldHit {
                 body: body.who,

@@ -21,7 +21,7 @@ pub mod scene;
 pub mod solid;
 pub mod voxelise;
 
-pub use check::{Obstacle, WorldBody, WorldHit, WorldResult};
+pub use check::{LinkSelection, Obstacle, WorldBody, WorldHit, WorldResult};
 pub use grid::{MAX_BRICK_SPAN, MAX_CELLS, MAX_INDEX, OccupancyGrid};
 pub use payload::{MAX_PAYLOADS, WorldState, WorldStats};
 pub use scene::{MAX_FIXTURES, World};
