@@ -360,10 +360,10 @@ impl Ctx<'_, '_> {
     /// Takes a value for `hit`, recording the body's link least; `true` to stop.
     #[inline(always)]
     fn take(&mut self, v: f64, hit: WorldHit) -> bool {
-        if let (Some(least), WorldBody::Link(l)) = (self.least.as_deref_mut(), hit.body) {
-            if v.is_nan() || v < least[l] {
-                least[l] = v;
-            }
+        if let (Some(least), WorldBody::Link(l)) = (self.least.as_deref_mut(), hit.body)
+            && (v.is_nan() || v < least[l])
+        {
+            least[l] = v;
         }
         self.fold.take(v, hit)
     }
