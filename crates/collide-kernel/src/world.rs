@@ -453,7 +453,7 @@ pub unsafe extern "C" fn collide_check_world(
             nq,
             margin,
             result,
-            false,
+            |s, w, q| s.world_check(w, q, margin, false),
         )
     }
 }
@@ -473,22 +473,19 @@ pub unsafe extern "C" fn collide_check_world_coherent(
     margin: f64,
     result: *mut CollideWorldResult,
 ) -> CollideStatus {
-    guard("collide_check_world_coherent", || {
-        if result.is_null() {
-            return Err(bad("result is null"));
-        }
-        // SAFETY: checked non-null.
-        unsafe { *result = CollideWorldResult::EMPTY };
-        // SAFETY: null or a live session / world; `nq` doubles at `q`.
-        let s = unsafe { session_mut(session) }?;
-        let w = unsafe { world.as_ref() }.ok_or_else(|| bad("the world is null"))?;
-        let q = unsafe { joint_values(&s.model, q, nq, None) }?;
-        check_margin(margin, "margin")?;
-        let out = s.world_coherent(w, q, margin);
-        // SAFETY: checked non-null.
-        unsafe { *result = out };
-        Ok(())
-    })
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        world_entry(
+            "collide_check_world_coherent",
+            session,
+            world,
+            q,
+            nq,
+            margin,
+            result,
+            |s, w, q| s.world_coherent(w, q, margin),
+        )
+    }
 }
 
 /// `collide_check_world`'s verdict only: stops at the first body within `margin` and reports
@@ -512,7 +509,7 @@ pub unsafe extern "C" fn collide_check_world_verdict(
             nq,
             margin,
             result,
-            true,
+            |s, w, q| s.world_check(w, q, margin, true),
         )
     }
 }
@@ -526,7 +523,7 @@ unsafe fn world_entry(
     nq: usize,
     margin: f64,
     result: *mut CollideWorldResult,
-    verdict_only: bool,
+    check: impl FnOnce(&mut CollideSession, &CollideWorld, &[f64]) -> CollideWorldResult,
 ) -> CollideStatus {
     guard(what, || {
         if result.is_null() {
@@ -539,7 +536,7 @@ unsafe fn world_entry(
         let w = unsafe { world.as_ref() }.ok_or_else(|| bad("the world is null"))?;
         let q = unsafe { joint_values(&s.model, q, nq, None) }?;
         check_margin(margin, "margin")?;
-        let out = s.world_check(w, q, margin, verdict_only);
+        let out = check(s, w, q);
         // SAFETY: checked non-null.
         unsafe { *result = out };
         Ok(())
