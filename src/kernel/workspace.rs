@@ -38,8 +38,9 @@ pub struct CheckStats {
     /// Of those, pairs with a tight primitive (the staged hull tests: the
     /// dearest narrow phases, counted for deterministic cost estimates).
     pub narrow_tight: u32,
-    /// Hull vertices their GJK scanned (full scans times vertices): what a tight narrow
-    /// phase costs beyond its cheap stage.
+    /// Hull vertices their GJK's support queries examined: every vertex of a full scan,
+    /// and for a climbed hull (`climb`, tight–tight pairs) the start and every neighbour
+    /// looked at. What a tight narrow phase costs beyond its cheap stage.
     pub scanned_vertices: u32,
     /// GJK steps (full scans and table proposals) of those pairs.
     pub gjk_steps: u32,
