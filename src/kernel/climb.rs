@@ -197,7 +197,7 @@ fn cone_distance(g: &[V3], w: V3) -> f64 {
             // Least squares on span(a, b), kept when both coefficients are non-negative.
             let (ab, bb) = (dot(*a, *b), dot(*b, *b));
             let det = aa * bb - ab * ab;
-            if !(det > 0.0) {
+            if det.is_nan() || det <= 0.0 {
                 continue;
             }
             let (wa, wb) = (dot(w, *a), dot(w, *b));
@@ -244,7 +244,7 @@ pub fn hull_faces(p: &[V3], tol: f64) -> Option<Vec<[u16; 3]>> {
             .then(b.cmp(&a))
     })?;
     let vol = dot(nrm, sub(p[i3], p[i0]));
-    if !(vol.abs() > tol * norm(nrm)) {
+    if vol.is_nan() || vol.abs() <= tol * norm(nrm) {
         return None;
     }
     let t = |a: usize, b: usize, c: usize| [a as u16, b as u16, c as u16];
