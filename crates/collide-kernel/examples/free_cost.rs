@@ -29,7 +29,7 @@ fn free_poses(m: &collide::kernel::Model, rest: &[f64]) -> Vec<Vec<f64>> {
         m.check_self_collision(q, &mut ws, true);
         ws.pair_distances()
             .iter()
-            .map(|&v| !(v > m.margin()))
+            .map(|&v| v.is_nan() || v <= m.margin())
             .collect()
     };
     let at_rest = tripping(rest);
@@ -92,9 +92,8 @@ fn dump() {
 }
 
 fn main() {
-    match std::env::args().nth(1).as_deref() {
-        Some("dump") => return dump(),
-        _ => {}
+    if std::env::args().nth(1).as_deref() == Some("dump") {
+        return dump();
     }
     let robots: Vec<String> = std::env::args().skip(1).collect();
     let robots = if robots.is_empty() {
