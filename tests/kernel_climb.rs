@@ -87,7 +87,7 @@ proptest! {
     ) {
         let p = cloud(&unit, half, shape, interior, grid);
         if let Some(slack) = check_hull(&p, &dirs, 7) {
-            prop_assert!(slack >= 0.0 && slack <= collide::kernel::climb::MAX_SLACK);
+            prop_assert!((0.0..=collide::kernel::climb::MAX_SLACK).contains(&slack));
         }
     }
 }
