@@ -1,7 +1,7 @@
 //! The kernel's own files import one way (issue 32 item 5): no file of `src/kernel/` reaches
 //! itself through the `super::`/`crate::kernel::` paths of its non-test code. The order
 //! they follow: vec3 < scan < climb < support_table < shapes < dop26 < gjk < distance_* < model <
-//! workspace < fk < check < witness.
+//! workspace < fk < check < witness < world.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -93,6 +93,12 @@ fn the_kernels_files_import_one_way() {
     let g = graph(&sources);
     assert!(g.len() >= 15, "{g:?}");
     assert!(g["check"].contains("workspace") && g["fk"].contains("workspace"));
+    // The world check sits on top: it uses what the self check does, nothing uses it.
+    assert!(g["world"].contains("workspace") && g["world"].contains("gjk"));
+    assert!(
+        g.iter()
+            .all(|(m, uses)| m == "world" || !uses.contains("world"))
+    );
     let c = cycles(&g);
     assert!(c.is_empty(), "import circles in src/kernel: {c:?}");
 }

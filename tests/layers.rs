@@ -27,7 +27,7 @@ const SIDEWAYS: &[(&str, &str, &str)] = &[
     (
         "lower",
         "acm",
-        "the refinement exempts the pairs `acm regenerate` will exempt (adjacency), by the ACM's own rule",
+        "the refinement prices the kernel `acm regenerate` will leave: its adjacency and its `never` branch and bound",
     ),
     (
         "init",

@@ -275,6 +275,11 @@ pub enum BoxFailure {
 /// shared point (the links may come apart), or when the budget runs out. Boxes are visited
 /// breadth first, so the joint space is sampled coarse to fine and a pair that does come
 /// apart is usually refused within a few boxes.
+///
+/// `apart_at_root`: the caller knows the two links' primitives to be apart at the first box's
+/// centre (the branch and bound's first box, posed the same way, cleared the margin there).
+/// No point then lies inside both, so the search would fail there: it does so at once.
+#[allow(clippy::too_many_arguments)]
 pub fn certify_by_boxes(
     model: &Model,
     probe: &DepthProbe,
@@ -283,6 +288,7 @@ pub fn certify_by_boxes(
     chain: &PairChain,
     base: &[f64],
     budget: usize,
+    apart_at_root: bool,
 ) -> Result<BoxCertificate, BoxFailure> {
     let n = chain.dofs.len();
     let mut q = base.to_vec();
@@ -309,6 +315,10 @@ pub fn certify_by_boxes(
         boxes += 1;
         for i in 0..n {
             q[chain.dofs[i]] = 0.5 * (lo[i] + hi[i]);
+        }
+        if boxes == 1 && apart_at_root {
+            let q = chain.dofs.iter().map(|&d| q[d]).collect();
+            return Err(BoxFailure::Apart { boxes, q });
         }
         model.fk_partial(&q, ws, &chain.posed_links, &chain.prims);
         let half: Vec<f64> = (0..n).map(|i| 0.5 * (hi[i] - lo[i])).collect();

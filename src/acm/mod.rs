@@ -10,6 +10,7 @@ pub mod chain;
 pub mod never;
 pub mod regenerate;
 pub mod sampling;
+pub mod timing;
 pub mod user;
 pub mod witness;
 
@@ -128,6 +129,9 @@ pub struct Regenerated {
     /// The links' meshes (with the manifest's margin), when they were given: what `always`
     /// was proven on, kept for measuring contact rates.
     pub truth: Option<MeshTruth>,
+    /// The kernel every pair was decided on (every pair checked): its forward kinematics
+    /// place the meshes for the contact rates, without loading the kernel again.
+    pub kernel: LoadedKernel,
 }
 
 /// Seeded poses (and their seed) on which an `always` certificate's pair must touch on the
@@ -192,6 +196,11 @@ pub fn unexempted(k: &LoadedKernel) -> Result<LoadedKernel> {
         dof_names: k.dof_names.clone(),
     })
 }
+
+/// The kernel's value at the branch and bound's first box centre above which the two links'
+/// primitives are apart there beyond any rounding (the kernel's value is at most the exact
+/// distance, and exact to 1e-10 m): no point lies inside both.
+const ROOT_APART_M: f64 = 1e-6;
 
 /// Boxes the diagnostic box search on the primitives may use (a report line, not a proof
 /// anyone relies on: a quarter of the least exemption budget).
@@ -297,13 +306,16 @@ impl<'k> PairDecider<'k> {
                 .any(|p| matches!(p, Primitive::Tight(_)))
         };
         let both_tight = is_tight(a) && is_tight(b);
-        let (verdict, truth_search) = self.verdict(ws, pi, a, b);
+        let mut clock = timing::PairClock::start();
+        let (verdict, truth_search, apart_at_root) = self.verdict(ws, pi, a, b, &mut clock);
         let primitive_always = match verdict {
             Verdict::Reaches { .. } | Verdict::Unproven { .. } if !both_tight => {
-                self.primitive_always(ws, a, b, &verdict)
+                self.primitive_always(ws, a, b, &verdict, apart_at_root)
             }
             _ => None,
         };
+        clock.step("primitive always");
+        clock.report(&na, &nb, verdict.category());
         PairResult {
             a: na,
             b: nb,
@@ -320,7 +332,8 @@ impl<'k> PairDecider<'k> {
         pi: usize,
         a: usize,
         b: usize,
-    ) -> (Verdict, Option<String>) {
+        clock: &mut timing::PairClock,
+    ) -> (Verdict, Option<String>, bool) {
         let model = &self.k.model;
         let links = model.links();
         let chain = chain::PairChain::new(model, a, b);
@@ -342,6 +355,7 @@ impl<'k> PairDecider<'k> {
                     }
                 }),
                 None,
+                false,
             );
         }
         // Proven on the real meshes, so whatever the primitives: two tight links whose meshes
@@ -349,9 +363,12 @@ impl<'k> PairDecider<'k> {
         if let Some(proof) = self.fixed_point_always(&self.probe, ws, a, b, &chain)
             && !self.meshes_apart_somewhere(ws, a, b)
         {
-            return (Verdict::Always(proof), None);
+            return (Verdict::Always(proof), None, false);
         }
-        match branch_and_bound(model, ws, pi, &chain, &self.base, self.margin, self.budget) {
+        clock.step("fixed point");
+        let outcome = branch_and_bound(model, ws, pi, &chain, &self.base, self.margin, self.budget);
+        clock.step("branch and bound");
+        match outcome {
             BoundOutcome::Never {
                 boxes,
                 min_lower_bound,
@@ -362,14 +379,20 @@ impl<'k> PairDecider<'k> {
                     min_lower_bound * 1e3
                 )),
                 None,
+                false,
             ),
             BoundOutcome::Reaches {
                 mut q,
                 mut distance,
+                root_distance,
                 ..
             } => {
+                // The primitives apart where every joint between the links is mid-range (the
+                // first box of both searches): no certificate of `always` can start there.
+                let apart_at_root = root_distance > ROOT_APART_M;
                 model.fk(&q, ws);
                 let mut overlap = witness::common_point(&self.probe, ws, a, b).map(|(_, r)| r);
+                clock.step("witness");
                 // Where first met the primitives may overlap and the meshes not: the deepest
                 // of a few seeded poses is a better place to look for a common ball of the
                 // meshes (the witness that refutes an SRDF row).
@@ -382,19 +405,28 @@ impl<'k> PairDecider<'k> {
                         (q, distance, overlap) = (q2, d2, Some(r));
                     }
                 }
+                clock.step("deepest sampled");
                 // Overlapping where first met: perhaps everywhere, through joints with no common
                 // fixed point.
                 let truth_search = if overlap.is_none() {
                     Some("no shared point of the parts where the kernel first met them, nor at the deepest seeded pose".to_string())
                 } else {
-                    match self.moving_always(&self.probe, ws, a, b, &chain, self.budget) {
+                    match self.moving_always(
+                        &self.probe,
+                        ws,
+                        (a, b),
+                        &chain,
+                        self.budget,
+                        apart_at_root,
+                    ) {
                         Ok(_) if self.meshes_apart_somewhere(ws, a, b) => Some(
                             "a certificate was found, but the meshes are apart at a sampled configuration: refused (the mesh oracle has the last word)".to_string(),
                         ),
-                        Ok(proof) => return (Verdict::Always(proof), None),
+                        Ok(proof) => return (Verdict::Always(proof), None, false),
                         Err(why) => Some(why),
                     }
                 };
+                clock.step("always by boxes");
                 let named = self.k.dof_names.iter().cloned().zip(q).collect();
                 (
                     Verdict::Reaches {
@@ -403,10 +435,11 @@ impl<'k> PairDecider<'k> {
                         overlap,
                     },
                     truth_search,
+                    apart_at_root,
                 )
             }
             BoundOutcome::Unproven { boxes, closest, .. } => {
-                (Verdict::Unproven { boxes, closest }, None)
+                (Verdict::Unproven { boxes, closest }, None, false)
             }
         }
     }
@@ -488,10 +521,10 @@ impl<'k> PairDecider<'k> {
         &self,
         probe: &always::DepthProbe,
         ws: &mut crate::kernel::Workspace,
-        a: usize,
-        b: usize,
+        (a, b): (usize, usize),
         chain: &chain::PairChain,
         max_boxes: usize,
+        apart_at_root: bool,
     ) -> std::result::Result<String, String> {
         let c = always::certify_by_boxes(
             &self.k.model,
@@ -501,6 +534,7 @@ impl<'k> PairDecider<'k> {
             chain,
             &self.base,
             max_boxes.min(always::box_budget(probe, a, b)),
+            apart_at_root,
         )
         .map_err(|f| self.describe_failure(ws, (a, b), chain, &f))?;
         Ok(format!(
@@ -576,19 +610,24 @@ impl<'k> PairDecider<'k> {
         a: usize,
         b: usize,
         verdict: &Verdict,
+        apart_at_root: bool,
     ) -> Option<String> {
         let probe = self.primitive_probe.as_ref()?;
         let chain = chain::PairChain::new(&self.k.model, a, b);
         if let Some(proof) = self.fixed_point_always(probe, ws, a, b, &chain) {
             return Some(proof);
         }
+        // Apart at the first box, the box search below cannot succeed.
         let Verdict::Reaches { q, .. } = verdict else {
             return None;
         };
+        if apart_at_root {
+            return None;
+        }
         let q: Vec<f64> = q.iter().map(|(_, v)| *v).collect();
         self.k.model.fk(&q, ws);
         witness::common_point(probe, ws, a, b)?;
-        self.moving_always(probe, ws, a, b, &chain, DIAGNOSTIC_BOXES)
+        self.moving_always(probe, ws, (a, b), &chain, DIAGNOSTIC_BOXES, false)
             .ok()
     }
 }
@@ -648,11 +687,18 @@ pub fn regenerate(
     options: &AcmOptions,
     truths: Option<&BTreeMap<String, TriMesh>>,
 ) -> Result<Regenerated> {
+    let phase = timing::Phase::start("kernel and mesh truth");
     let k = unexempted_kernel(m)?;
     let truth = truths.map(|t| MeshTruth::new(&k.link_names, t).with_margin(m.margin_m));
+    drop(phase);
+    let phase = timing::Phase::start("deciding pairs");
     let mut pairs = PairDecider::new(&k, m.margin_m, options.budget, truth.as_ref()).decide_all();
+    drop(phase);
+    let phase = timing::Phase::start("sampling");
     let sampling = sampling::sample(&k, m, options.samples, options.seed);
+    drop(phase);
     if let Some(t) = &truth {
+        let _phase = timing::Phase::start("loose pairs' mesh contacts");
         measure_loose_pairs(&mut pairs, &k, t, &sampling, options);
     }
     let with_geometry = |name: &str| {
@@ -721,6 +767,7 @@ pub fn regenerate(
         srdf: srdf_rows,
         sampling,
         truth,
+        kernel: k,
     })
 }
 

@@ -20,6 +20,9 @@ pub enum BoundOutcome {
         q: Vec<f64>,
         distance: f64,
         boxes: usize,
+        /// The kernel's value at the first box's centre (every joint between the links
+        /// mid-range): above the margin when the pair was met deeper in the search.
+        root_distance: f64,
     },
     /// The budget ran out before every box was cleared.
     Unproven {
@@ -148,8 +151,15 @@ pub fn branch_and_bound(
         Ok(())
     };
     if let Err((q, distance)) = evaluate(lo, hi, &mut q, &mut heap, &mut boxes) {
-        return BoundOutcome::Reaches { q, distance, boxes };
+        return BoundOutcome::Reaches {
+            q,
+            distance,
+            boxes,
+            root_distance: distance,
+        };
     }
+    // Neither cleared nor within the margin: the root is the one box queued, by its value.
+    let root_distance = heap.peek().map_or(f64::INFINITY, |c| c.key);
     let mut out_of_budget = false;
     while let Some(cell) = heap.pop() {
         if boxes + 2 > budget {
@@ -159,7 +169,12 @@ pub fn branch_and_bound(
         // Split where the links move most.
         for (l, h) in chain.split(cell.lo, cell.hi) {
             if let Err((q, distance)) = evaluate(l, h, &mut q, &mut heap, &mut boxes) {
-                return BoundOutcome::Reaches { q, distance, boxes };
+                return BoundOutcome::Reaches {
+                    q,
+                    distance,
+                    boxes,
+                    root_distance,
+                };
             }
         }
     }

@@ -45,6 +45,8 @@ pub fn regenerate_robot(
     adopt: Option<&Adopt>,
     read: &ReadOptions,
 ) -> Result<RegeneratedRobot> {
+    let _total = super::timing::Phase::start("total (after loading the robot)");
+    let phase = super::timing::Phase::start("loading meshes");
     let mut m = manifest::parse_manifest(path, old_text)?;
     let cache = crate::truth::meshes::load_meshes(
         &loaded.robot,
@@ -55,6 +57,7 @@ pub fn regenerate_robot(
         crate::truth::meshes::truths(&loaded.robot, &cache)?
             .into_iter()
             .collect();
+    drop(phase);
     let mut result = super::regenerate(&m, loaded.srdf.as_ref(), options, Some(&truths))?;
 
     // User rows: the config's `allow:` list, plus the SRDF rows adopted into it.
@@ -80,21 +83,26 @@ pub fn regenerate_robot(
         .truth
         .as_ref()
         .expect("regenerate was given the meshes");
+    let phase = super::timing::Phase::start("allowed pairs' mesh contacts");
     user::measure(
         &mut user_rows,
-        &m,
+        &result.kernel,
         truth,
         &result.sampling.colliding,
         options.samples,
         options.seed,
     )?;
 
+    drop(phase);
+    let phase = super::timing::Phase::start("rest pose and manifest text");
     m.acm = result.rows.clone();
     let (rest, rest_contacts) = crate::manifest::rest::check_rest(&m)?;
     m.rest_pose.clear = rest.clear;
     m.rest_pose.min_distance_m = rest.min_distance_m;
     let text = manifest::to_yaml(&m)?;
     manifest::parse_manifest(path, &text)?;
+    drop(phase);
+    let _phase = super::timing::Phase::start("design candidates at rest");
     let design_candidates = crate::truth::design::at_rest_candidates(&m, &truths)?;
     Ok(RegeneratedRobot {
         result,

@@ -8,7 +8,7 @@
 use super::{SrdfRow, SrdfStatus};
 use crate::error::{Error, Result};
 use crate::io::allow::AllowEntry;
-use crate::manifest::kernel::load_kernel;
+use crate::manifest::kernel::LoadedKernel;
 use crate::manifest::{AcmEntry, Manifest};
 use crate::model::LinkPair;
 use crate::truth::contacts::mesh_contacts_with_progress;
@@ -108,11 +108,12 @@ pub fn merge(
 }
 
 /// Fills in each exempt row's contact counts on `poses` seeded poses (the poses of the ACM's
-/// sampling report with the same `seed`), on `truth` (the manifest's links, with its margin);
-/// primitive overlaps from `overlaps`, the sampling report's `(a, b, poses)` list.
+/// sampling report with the same `seed`, placed by kernel `k`'s forward kinematics), on
+/// `truth` (the manifest's links, with its margin); primitive overlaps from `overlaps`, the
+/// sampling report's `(a, b, poses)` list.
 pub fn measure(
     user: &mut [UserRow],
-    m: &Manifest,
+    k: &LoadedKernel,
     truth: &MeshTruth,
     overlaps: &[(String, String, usize)],
     poses: usize,
@@ -131,7 +132,6 @@ pub fn measure(
     if exempt.is_empty() || poses == 0 {
         return Ok(());
     }
-    let k = load_kernel(m)?;
     let pairs: Vec<(usize, usize)> = exempt
         .iter()
         .map(|&i| (k.link_index[&user[i].a], k.link_index[&user[i].b]))

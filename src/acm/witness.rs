@@ -16,7 +16,7 @@
 use crate::geom::point::Solid;
 use crate::kernel::Workspace;
 use crate::kernel::model::{Model, Primitive};
-use crate::kernel::vec3::{Mat3, V3, add, mul_mtv, mul_mv, norm, scale, sub};
+use crate::kernel::vec3::{Mat3, V3, add, dot, mul_mtv, mul_mv, norm, scale, sub};
 use crate::truth::mesh::MeshTruth;
 
 /// Per link, its primitives ready for depth queries (hull planes built once), and the
@@ -26,6 +26,9 @@ pub struct DepthProbe<'t> {
     /// Per link, per primitive (as in `links`), bounds on the points deep in it: a ball
     /// holding it, and the largest depth any point can have in it.
     bounds: Vec<Vec<Reach>>,
+    /// Per link, per primitive (as in `links`), points whose hull, grown by the radius,
+    /// holds it: the points that show two primitives apart ([`apart`]).
+    corners: Vec<Vec<Corners>>,
     truth: Option<&'t MeshTruth>,
     /// Per link, some of its mesh vertices (link frame; empty without a truth).
     surface: Vec<Vec<V3>>,
@@ -95,6 +98,68 @@ fn reach(prim: &Primitive, hull: &[V3]) -> Reach {
     }
 }
 
+/// Points (link frame) whose hull grown by `radius` holds a primitive: a capsule's ends and
+/// radius, a box's corners, a hull's vertices.
+#[derive(Debug, Clone)]
+struct Corners {
+    points: Vec<V3>,
+    radius: f64,
+}
+
+fn corners(prim: &Primitive, hull: &[V3]) -> Corners {
+    match prim {
+        Primitive::Capsule { a, b, radius } => Corners {
+            points: vec![*a, *b],
+            radius: *radius,
+        },
+        Primitive::Box(bx) => Corners {
+            points: (0..8)
+                .map(|k| {
+                    let h = bx.half_extents;
+                    let s = |i: usize| if k >> i & 1 == 0 { -h[i] } else { h[i] };
+                    add(bx.center, mul_mv(&bx.rotation, [s(0), s(1), s(2)]))
+                })
+                .collect(),
+            radius: 0.0,
+        },
+        Primitive::Tight(t) => Corners {
+            points: hull[t.hull_offset..t.hull_offset + t.hull_len].to_vec(),
+            radius: 0.0,
+        },
+    }
+}
+
+/// Primitives this far apart hold no point at a positive depth in both, whatever the
+/// rounding of the depths (about 1e-15 m).
+const APART_M: f64 = 1e-9;
+
+/// Are primitives `pa` (of a link posed at `pose_a`, its corners `ca`) and `pb` certainly
+/// apart: does a face plane of one have every corner of the other beyond it, by more than
+/// the corners' radius and [`APART_M`]? Then no point is inside both, and the common-ball
+/// search on the pair could find nothing. A pair apart only across an edge, or with two
+/// capsules, is not shown apart (the search then runs as before).
+fn apart(
+    (pa, ca, pose_a): (&Option<Solid>, &Corners, &(Mat3, V3)),
+    (pb, cb, pose_b): (&Option<Solid>, &Corners, &(Mat3, V3)),
+) -> bool {
+    // Plane `n . x <= off` of `solid` (frame `from`) against `other`'s corners (frame `to`).
+    let beyond = |solid: &Option<Solid>, from: &(Mat3, V3), other: &Corners, to: &(Mat3, V3)| {
+        let Some(planes) = solid.as_ref().and_then(Solid::planes) else {
+            return false;
+        };
+        planes.iter().any(|&(n, off)| {
+            // The plane in `to`'s frame: n' . y <= off'.
+            let world_n = mul_mv(&from.0, n);
+            let world_off = off + dot(world_n, from.1);
+            let local_n = mul_mtv(&to.0, world_n);
+            let local_off = world_off - dot(world_n, to.1);
+            let clear = local_off + other.radius + APART_M;
+            !other.points.is_empty() && other.points.iter().all(|&p| dot(local_n, p) > clear)
+        })
+    };
+    beyond(pa, pose_a, cb, pose_b) || beyond(pb, pose_b, ca, pose_a)
+}
+
 /// Signed depth of a link-frame point in a primitive; `None` is a hull that cannot be
 /// rebuilt, which certifies nothing.
 pub(crate) fn probe_depth(prim: &Option<Solid>, local: V3) -> f64 {
@@ -115,9 +180,15 @@ impl<'t> DepthProbe<'t> {
                     .unzip()
             })
             .unzip();
+        let corners = model
+            .links()
+            .iter()
+            .map(|l| l.primitives.iter().map(|p| corners(p, hull)).collect())
+            .collect();
         DepthProbe {
             links,
             bounds,
+            corners,
             truth: None,
             surface: Vec::new(),
         }
@@ -251,9 +322,19 @@ pub fn common_ball(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> Op
     let pose_a = ws.link_pose(a);
     let pose_b = ws.link_pose(b);
     let mut best: Option<(V3, f64)> = None;
-    for (pa, ra) in probe.primitives(a).iter().zip(&probe.bounds[a]) {
+    for ((pa, ra), corners_a) in probe
+        .primitives(a)
+        .iter()
+        .zip(&probe.bounds[a])
+        .zip(&probe.corners[a])
+    {
         let ca = to_world(&pose_a, ra.centre);
-        for (pb, rb) in probe.primitives(b).iter().zip(&probe.bounds[b]) {
+        for ((pb, rb), corners_b) in probe
+            .primitives(b)
+            .iter()
+            .zip(&probe.bounds[b])
+            .zip(&probe.corners[b])
+        {
             // A point `d` deep in both lies within `radius - d` of each centre: primitives
             // this far apart, or this thin, hold no common point deeper than `best`, and
             // the search below could not change it.
@@ -261,7 +342,9 @@ pub fn common_ball(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> Op
             let deepest = (0.5 * (ra.radius + rb.radius - gap))
                 .min(ra.depth)
                 .min(rb.depth);
-            if deepest <= best.map_or(0.0, |(_, d)| d) {
+            if deepest <= best.map_or(0.0, |(_, d)| d)
+                || apart((pa, corners_a, &pose_a), (pb, corners_b, &pose_b))
+            {
                 continue;
             }
             for shrink in [
@@ -293,4 +376,83 @@ pub fn common_ball(probe: &DepthProbe, ws: &Workspace, a: usize, b: usize) -> Op
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::model::BoxShape;
+    use crate::kernel::vec3::{rot_axis_angle, rot_from_rpy};
+    use rand_core::Rng;
+
+    fn prepared(prim: Primitive) -> (Option<Solid>, Corners) {
+        (solid(&prim, &[]), corners(&prim, &[]))
+    }
+
+    /// `apart` never calls overlapping primitives apart (a point sampled deep in both
+    /// refutes it), and it does show apart most pairs that are: boxes and capsules turned and
+    /// moved about each other.
+    #[test]
+    fn primitives_shown_apart_share_no_point() {
+        let mut rng = rand_pcg::Pcg64::new(3, 5);
+        let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let shapes = [
+            Primitive::Box(BoxShape::from_rpy(
+                [0.0; 3],
+                [0.3, 0.1, 0.0],
+                [0.05, 0.03, 0.02],
+            )),
+            Primitive::Capsule {
+                a: [-0.04, 0.0, 0.0],
+                b: [0.04, 0.01, 0.0],
+                radius: 0.02,
+            },
+        ];
+        let (mut shown, mut overlapping) = (0, 0);
+        for i in 0..400 {
+            let (pa, ca) = prepared(shapes[i % 2]);
+            let (pb, cb) = prepared(shapes[(i / 2) % 2]);
+            let axis = [unit() - 0.5, unit() - 0.5, unit() - 0.5];
+            let rot = rot_axis_angle(scale(axis, 1.0 / norm(axis)), 6.3 * unit());
+            let pos = [
+                0.3 * unit() - 0.15,
+                0.2 * unit() - 0.1,
+                0.12 * unit() - 0.06,
+            ];
+            let id = (rot_from_rpy([0.0; 3]), [0.0; 3]);
+            let is_apart = apart((&pa, &ca, &id), (&pb, &cb, &(rot, pos)));
+            let inside_both = (0..4000).any(|_| {
+                let p = [0.2 * unit() - 0.1, 0.2 * unit() - 0.1, 0.2 * unit() - 0.1];
+                let local_b = mul_mtv(&rot, sub(p, pos));
+                probe_depth(&pa, p) > 0.0 && probe_depth(&pb, local_b) > 0.0
+            });
+            assert!(
+                !(is_apart && inside_both),
+                "placement {i}: shown apart, yet overlapping"
+            );
+            shown += is_apart as usize;
+            overlapping += inside_both as usize;
+        }
+        assert!(
+            shown > 60 && overlapping > 60,
+            "{shown} shown apart, {overlapping} overlapping"
+        );
+    }
+
+    #[test]
+    fn two_boxes_a_millimetre_apart_are_apart_and_touching_ones_are_not() {
+        let bx = |x: f64| {
+            prepared(Primitive::Box(BoxShape::from_rpy(
+                [x, 0.0, 0.0],
+                [0.0; 3],
+                [0.05; 3],
+            )))
+        };
+        let id = (rot_from_rpy([0.0; 3]), [0.0; 3]);
+        let (pa, ca) = bx(0.0);
+        for (x, want) in [(0.101, true), (0.1, false), (0.099, false)] {
+            let (pb, cb) = bx(x);
+            assert_eq!(apart((&pa, &ca, &id), (&pb, &cb, &id)), want, "x = {x}");
+        }
+    }
 }

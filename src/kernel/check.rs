@@ -437,6 +437,7 @@ impl Model {
             }
         };
         stats.scanned_vertices += staged.scanned;
+        stats.full_scan_vertices += staged.full_scan;
         stats.gjk_steps += staged.steps;
         stats.epa_steps += staged.epa_steps;
         staged.value

@@ -20,6 +20,8 @@
 //!   and each hull's [`support_table`] (points GJK proposes before it scans).
 //! * [`witness`]: [`Model::pair_witness`], the points where a checked pair's signed
 //!   distance is attained (closest points apart, deepest points in overlap), on demand.
+//! * [`world`]: the robot against occupied cells, fixtures and attached payloads
+//!   ([`Model::check_world`]).
 //!
 //! Units: metres and radians. See `docs/kernel.md` for the semantics, the proofs of
 //! conservativeness and the measured speed.
@@ -42,6 +44,7 @@ pub mod support_table;
 pub mod vec3;
 pub mod witness;
 pub mod workspace;
+pub mod world;
 
 pub use check::{CheckResult, VerdictResult};
 pub use model::{

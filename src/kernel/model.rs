@@ -383,7 +383,7 @@ fn fin(v: f64) -> bool {
     v.is_finite()
 }
 
-fn check_box(what: &str, b: &BoxShape) -> Result<(), String> {
+pub(crate) fn check_box(what: &str, b: &BoxShape) -> Result<(), String> {
     if !finite(b.center) {
         return Err(format!("{what}: box center is not finite"));
     }

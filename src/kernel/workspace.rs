@@ -42,6 +42,10 @@ pub struct CheckStats {
     /// and for a climbed hull (`climb`, tight–tight pairs) the start and every neighbour
     /// looked at. What a tight narrow phase costs beyond its cheap stage.
     pub scanned_vertices: u32,
+    /// What `scanned_vertices` would be with every hull scanned in full (no climb): the
+    /// counter the refinement's cost model was fitted to (`lower::refine::CostModel`), so its
+    /// estimate, and the manifests it decides, do not move with the climb.
+    pub full_scan_vertices: u32,
     /// GJK steps (full scans and table proposals) of those pairs.
     pub gjk_steps: u32,
     /// Of `gjk_steps`, those of the expanding polytope on overlapping pairs with a tight

@@ -8,9 +8,11 @@
 //!
 //! 1. their surfaces come within [`CONTACT_TOL_M`] (plus the margin, see
 //!    [`MeshTruth::with_margin`]) of each other: a simultaneous traversal of the two BVHs
-//!    (parry's `Bvh::leaf_pairs`, node boxes compared in one frame), then parry's GJK on each
-//!    triangle pair whose boxes meet, and the closed-form distance where GJK cannot prove a
-//!    pair apart, stopping at the first pair within the tolerance; or
+//!    (parry's `Bvh::leaf_pairs`, node boxes compared by the separating-axis test on both
+//!    boxes' face axes), then on each triangle pair whose boxes meet a plane test (one
+//!    triangle's plane with the other wholly beyond it), parry's GJK, and the closed-form
+//!    distance where GJK cannot prove a pair apart, stopping at the first pair within the
+//!    tolerance; or
 //! 2. a vertex of one lies inside a closed component of the other (parry's point query with
 //!    the component's angle-weighted pseudo-normals). When the surfaces are apart, every
 //!    connected component of one mesh lies wholly inside or wholly outside each closed
@@ -337,6 +339,11 @@ impl MeshLink {
     }
 }
 
+/// Added to the contact tolerance by the filters that only prune ([`Rigid::boxes_meet`],
+/// [`plane_separates`]): they reject a pair only when it is apart by more than the exact
+/// test could round to, so the answer is the exact test's.
+const FILTER_SLACK_M: f64 = 1e-9;
+
 /// A rigid map `p -> r p + t` (row-major `r`).
 #[derive(Clone, Copy)]
 struct Rigid {
@@ -368,18 +375,51 @@ impl Rigid {
         pv(self.apply([p.x, p.y, p.z]))
     }
 
-    /// The box holding the image of `aabb`.
-    fn aabb(&self, aabb: &Aabb) -> Aabb {
-        let c = (aabb.mins + aabb.maxs) * 0.5;
-        let h = (aabb.maxs - aabb.mins) * 0.5;
-        let c = self.apply_v(c);
-        let h = Vector::new(
-            self.r[0][0].abs() * h.x + self.r[0][1].abs() * h.y + self.r[0][2].abs() * h.z,
-            self.r[1][0].abs() * h.x + self.r[1][1].abs() * h.y + self.r[1][2].abs() * h.z,
-            self.r[2][0].abs() * h.x + self.r[2][1].abs() * h.y + self.r[2][2].abs() * h.z,
-        );
-        Aabb::new(c - h, c + h)
+    /// Does box `b` (in the frame this maps from) placed by this map come within `tol` of box
+    /// `a` (in the target frame)? The separating-axis test on `a`'s three axes (the placed
+    /// box's bounding box, the test BVH traversals use) and on the placed box's own three:
+    /// a box turned against `a`'s axes is rejected by its own faces where its bounding box
+    /// would not be. Conservative: boxes within `tol` always meet.
+    fn boxes_meet(&self, a: &Aabb, b: &Aabb, tol: f64) -> bool {
+        let tol = tol + FILTER_SLACK_M;
+        let ca = (a.mins + a.maxs) * 0.5;
+        let ha = (a.maxs - a.mins) * 0.5;
+        let cb = self.apply_v((b.mins + b.maxs) * 0.5);
+        let hb = (b.maxs - b.mins) * 0.5;
+        let (ha, hb) = ([ha.x, ha.y, ha.z], [hb.x, hb.y, hb.z]);
+        let t = [cb.x - ca.x, cb.y - ca.y, cb.z - ca.z];
+        let r = &self.r;
+        for i in 0..3 {
+            let reach =
+                ha[i] + r[i][0].abs() * hb[0] + r[i][1].abs() * hb[1] + r[i][2].abs() * hb[2];
+            if t[i].abs() > reach + tol {
+                return false;
+            }
+        }
+        for j in 0..3 {
+            let along = t[0] * r[0][j] + t[1] * r[1][j] + t[2] * r[2][j];
+            let reach =
+                hb[j] + r[0][j].abs() * ha[0] + r[1][j].abs() * ha[1] + r[2][j].abs() * ha[2];
+            if along.abs() > reach + tol {
+                return false;
+            }
+        }
+        true
     }
+}
+
+/// Does the plane of triangle `t` have all three corners of `o` on one side, farther than
+/// `tol`? Then the two are more than `tol` apart (`t` lies in the plane): a few products
+/// instead of GJK for most triangle pairs a traversal meets. Degenerate `t`: no.
+fn plane_separates(t: &Triangle, o: &Triangle, tol: f64) -> bool {
+    let n = (t.b - t.a).cross(t.c - t.a);
+    let len = n.length();
+    if !(len > 0.0 && len.is_finite()) {
+        return false;
+    }
+    let limit = (tol + FILTER_SLACK_M) * len;
+    let s = [o.a, o.b, o.c].map(|p| n.dot(p - t.a));
+    s.iter().all(|&x| x > limit) || s.iter().all(|&x| x < -limit)
 }
 
 fn boxes_meet(a: &Aabb, b: &Aabb, tol: f64) -> bool {
@@ -395,6 +435,9 @@ fn boxes_meet(a: &Aabb, b: &Aabb, tol: f64) -> bool {
 /// bound above `tol`; when it cannot tell (it stalls on slivers, micrometres apart), the
 /// closed-form distance decides.
 fn triangles_meet(t1: &Triangle, t2: &Triangle, tol: f64, simplex: &mut VoronoiSimplex) -> bool {
+    if plane_separates(t1, t2, tol) || plane_separates(t2, t1, tol) {
+        return false;
+    }
     let pose = Pose::IDENTITY;
     let dir = ((t2.a + t2.b + t2.c) - (t1.a + t1.b + t1.c))
         .try_normalize()
@@ -413,7 +456,7 @@ fn triangles_meet(t1: &Triangle, t2: &Triangle, tol: f64, simplex: &mut VoronoiS
 /// Do the surfaces of `a` and `b` (`b_to_a` maps `b`'s frame into `a`'s) come within `tol`?
 fn surfaces_meet(a: &MeshLink, b: &MeshLink, b_to_a: &Rigid, tol: f64) -> bool {
     let mut simplex = VoronoiSimplex::new();
-    let check = |n1: &BvhNode, n2: &BvhNode| boxes_meet(&n1.aabb(), &b_to_a.aabb(&n2.aabb()), tol);
+    let check = |n1: &BvhNode, n2: &BvhNode| b_to_a.boxes_meet(&n1.aabb(), &n2.aabb(), tol);
     a.mesh.bvh().leaf_pairs(b.mesh.bvh(), check).any(|(i, j)| {
         if (i as usize) >= a.mesh.num_triangles() || (j as usize) >= b.mesh.num_triangles() {
             return false;
@@ -822,6 +865,60 @@ mod tests {
         assert!(touch(&cube([0.3, 0.0, 0.0], 0.01), &m));
         assert!(!touch(&cube([0.0, 0.0, 0.0], 0.01), &m));
         assert!(touch(&cube([-0.3, 0.05, 0.0], 0.01), &m));
+    }
+
+    /// The traversal's filters (the separating-axis node test, the plane test on triangle
+    /// pairs) only prune: on rings turned and moved through each other, and on a cube
+    /// brushing a ring, the surfaces meet exactly when some triangle pair is within the
+    /// tolerance by the closed-form distance over every pair.
+    #[test]
+    fn pruned_surface_test_agrees_with_every_triangle_pair() {
+        use rand_core::Rng;
+        let ring = torus(O, X, Y, 0.1, 0.02, 24, 10);
+        let cube_m = cube(O, 0.03);
+        let mut rng = rand_pcg::Pcg64::new(7, 11);
+        let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let (mut met, mut apart) = (0, 0);
+        for (i, other) in [&ring, &cube_m].into_iter().cycle().take(600).enumerate() {
+            let t = truth_of(&[ring.clone(), other.clone()]);
+            let (la, lb) = (t.links[0].as_ref().unwrap(), t.links[1].as_ref().unwrap());
+            let axis = [unit() - 0.5, unit() - 0.5, unit() - 0.5];
+            let rot = crate::kernel::vec3::rot_axis_angle(
+                crate::kernel::vec3::scale(axis, 1.0 / crate::kernel::vec3::norm(axis)),
+                6.3 * unit(),
+            );
+            // Offsets around the ring's tube, where contacts come and go.
+            let pos = [
+                0.24 * unit() - 0.12,
+                0.24 * unit() - 0.12,
+                0.1 * unit() - 0.05,
+            ];
+            let pb = Iso { rot, pos };
+            let b_to_a = Rigid::between(&id_at(O), &pb);
+            // Every tenth placement with a margin: contacts within a millimetre.
+            let tol = CONTACT_TOL_M + if i % 10 == 0 { 1e-3 } else { 0.0 };
+            let corners = |l: &MeshLink, k: u32, m: &Rigid| {
+                let tr = l.mesh.triangle(k);
+                [tr.a, tr.b, tr.c].map(|p| m.apply([p.x, p.y, p.z]))
+            };
+            let ident = Rigid::between(&id_at(O), &id_at(O));
+            let every = (0..la.mesh.num_triangles() as u32).any(|ka| {
+                (0..lb.mesh.num_triangles() as u32).any(|kb| {
+                    crate::geom::triangle_distance::triangle_distance(
+                        corners(la, ka, &ident),
+                        corners(lb, kb, &b_to_a),
+                    ) <= tol
+                })
+            });
+            assert_eq!(surfaces_meet(la, lb, &b_to_a, tol), every, "placement {i}");
+            if every {
+                met += 1;
+            } else {
+                apart += 1;
+            }
+        }
+        // Both answers are common, so neither side of the filters goes untested.
+        assert!(met > 100 && apart > 100, "{met} met, {apart} apart");
     }
 
     #[test]

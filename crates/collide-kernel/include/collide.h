@@ -14,6 +14,11 @@
 // margin a caller uses.
 #define ALLOWANCE 1e-9
 
+// How much farther than the margin (plus the refinement band) the exact check looks when
+// it re-anchors a link: the larger, the longer the link stays proven clear, the more cells
+// each re-anchoring reads.
+#define ANCHOR_REACH 0.05
+
 // What a call did. Every function that can fail returns one; on anything but
 // `COLLIDE_STATUS_OK`, `collide_last_error()` names the cause.
 typedef enum {
@@ -43,6 +48,32 @@ typedef enum {
   COLLIDE_VERDICT_UNKNOWN = 2,
 } CollideVerdict;
 
+// A shape's kind (`CollideShape::kind`).
+typedef enum {
+  // `center`, `rotation` (row-major, its columns the box axes), `half_extents`.
+  COLLIDE_SHAPE_KIND_BOX = 0,
+  // `a`, `b` (the core's ends), `radius`.
+  COLLIDE_SHAPE_KIND_CAPSULE = 1,
+  // `center`, `radius`.
+  COLLIDE_SHAPE_KIND_SPHERE = 2,
+  // The convex hull of `n_points` points at `points` (x, y, z each), 1 to 320.
+  COLLIDE_SHAPE_KIND_HULL = 3,
+} CollideShapeKind;
+
+// What an obstacle is (`CollideWorldResult::obstacle`).
+typedef enum {
+  // Nothing came within `margin + 0.01`.
+  COLLIDE_OBSTACLE_NONE = 0,
+  // An occupied cell, `cell`.
+  COLLIDE_OBSTACLE_CELL = 1,
+  // A fixture, `index` (in the order added).
+  COLLIDE_OBSTACLE_FIXTURE = 2,
+  // A link of the robot, `index` (a payload against a link that does not hold it).
+  COLLIDE_OBSTACLE_LINK = 3,
+  // Another payload, `index` its id.
+  COLLIDE_OBSTACLE_PAYLOAD = 4,
+} CollideObstacle;
+
 // A loaded manifest: the kernel model and the names behind its indices. Immutable;
 // share one across threads. Opaque to C.
 typedef struct CollideModel CollideModel;
@@ -50,6 +81,10 @@ typedef struct CollideModel CollideModel;
 // Per-thread scratch for one model: the kernel workspace. Opaque to C. Holds a
 // reference on its model, so the model may be freed first.
 typedef struct CollideSession CollideSession;
+
+// A world: occupied cells of one grid and fixtures, world frame. Immutable; share one
+// across threads and sessions. Opaque to C.
+typedef struct CollideWorld CollideWorld;
 
 // What the last `collide_check_coherent` on a session did (`collide_session_stats`).
 typedef struct {
@@ -118,6 +153,44 @@ typedef struct {
 } CollideVerdictResult;
 // No verdict yet: what a failed call leaves in `*result`.
 #define CollideVerdictResult_EMPTY (CollideVerdictResult){ .in_collision = false, .within_limits = false, .pair = -1, .link_a = -1, .link_b = -1 }
+
+// A fixture (world frame) or a payload (its link's frame, placed by `xyz`/`rpy`). Only the
+// fields of `kind` are read.
+typedef struct {
+  CollideShapeKind kind;
+  double center[3];
+  double rotation[9];
+  double half_extents[3];
+  double a[3];
+  double b[3];
+  double radius;
+  const double *points;
+  size_t n_points;
+} CollideShape;
+
+// The world check's answer for one configuration.
+typedef struct {
+  // A body (a link's primitive or a payload) is at or below `margin` from an occupied
+  // cell's box, a fixture, or (payloads) a link that does not hold it. Never false when
+  // one is.
+  bool in_collision;
+  // Every joint value is within its limits.
+  bool within_limits;
+  // A lower bound on the least signed distance (metres, negative in overlap), exact
+  // (within 1e-10 m) when below `margin + 0.01`, and never above it: the check looks no
+  // farther (the verdict-only check: the least value found before it stopped).
+  double min_distance;
+  // The robot link of the body attaining it (a payload's holder); -1 with none.
+  int64_t link;
+  // That body's payload id; -1 for the link's own geometry or none.
+  int64_t payload;
+  // What it came near.
+  CollideObstacle obstacle;
+  // The cell's indices when `obstacle` is a cell.
+  int32_t cell[3];
+  // The fixture index, link index or payload id, else -1.
+  int64_t index;
+} CollideWorldResult;
 
 #ifdef __cplusplus
 extern "C" {
@@ -310,6 +383,117 @@ CollideStatus collide_check_verdict_batch(const CollideModel *model,
 // what failed and why, for a human. Successful calls leave it as it was. An empty string
 // when nothing failed yet. Valid until the next failing call on this thread.
 const char *collide_last_error(void);
+
+// A world whose occupied cells are `cells` (`n_cells` rows of 3 `int32` indices `i, j,
+// k`; duplicates allowed): cell `(i, j, k)` is the box `origin + pitch · ([i, i+1] ×
+// [j, j+1] × [k, k+1])`. `origin`: 3 doubles, or NULL for `(0, 0, 0)`; `pitch` (metres)
+// finite and > 0. Refused (status `COLLIDE_STATUS_BAD_ARGUMENT`, `*out_world` NULL): a
+// non-finite origin, a bad pitch, more than 16,777,216 distinct cells, indices beyond
+// ±2^28, or cells spanning more than 2^22 bricks of 8³. Free with `collide_world_free`.
+CollideStatus collide_world_from_cells(const double *origin,
+                                       double pitch,
+                                       const int32_t *cells,
+                                       size_t n_cells,
+                                       const CollideWorld **out_world);
+
+// A world occupying every cell (at `pitch`, from `origin` or NULL for `(0, 0, 0)`) that
+// holds a point of `points` (`n_points` rows of x, y, z, metres); a point on a cell face
+// occupies both sides. Refused as `collide_world_from_cells`, and for a non-finite point.
+CollideStatus collide_world_from_points(const double *points,
+                                        size_t n_points,
+                                        double pitch,
+                                        const double *origin,
+                                        const CollideWorld **out_world);
+
+// A world occupying every cell the surface of the mesh file `path` (STL, OBJ or COLLADA,
+// metres) touches, at `pitch` from `origin` (NULL: `(0, 0, 0)`): conservative, every cell
+// the surface enters or touches. Status `COLLIDE_STATUS_IO` when the file cannot be read,
+// `COLLIDE_STATUS_BAD_ARGUMENT` when it is not a mesh or the grid is refused.
+CollideStatus collide_world_from_mesh(const char *path,
+                                      double pitch,
+                                      const double *origin,
+                                      const CollideWorld **out_world);
+
+// A new world: `world`'s cells and fixtures and one more fixture, `shape` (world frame;
+// its index is `collide_world_fixture_count(world)`). `world` is unchanged. Refused
+// (`*out_world` NULL) for a shape that is not valid (non-finite numbers, a negative
+// radius or half extent, a rotation that is not proper, a hull of 0 or more than 320
+// points).
+CollideStatus collide_world_add_fixture(const CollideWorld *world,
+                                        const CollideShape *shape,
+                                        const CollideWorld **out_world);
+
+// Frees a world (this reference; sessions hold none). NULL is ignored.
+void collide_world_free(const CollideWorld *world);
+
+// Number of occupied cells (0 for NULL).
+size_t collide_world_cell_count(const CollideWorld *world);
+
+// Number of fixtures (0 for NULL).
+size_t collide_world_fixture_count(const CollideWorld *world);
+
+// Attaches `shape` (a grasped object) to link `link` of the session's model, placed in the
+// link's frame by `xyz` (metres) and `rpy` (radians, URDF convention), each 3 doubles.
+// From then on `collide_check_world` on this session checks it against the world and
+// every link of the robot except `link` (and other links' payloads). `*out_id` names it for
+// `collide_session_detach`. Refused, nothing attached: an unknown link, a bad shape or
+// pose, 64 payloads already. Allocates.
+CollideStatus collide_session_attach(CollideSession *session,
+                                     size_t link,
+                                     const CollideShape *shape,
+                                     const double *xyz,
+                                     const double *rpy,
+                                     uint32_t *out_id);
+
+// Detaches payload `id`: the session checks as before it was attached. Status
+// `COLLIDE_STATUS_BAD_ARGUMENT` when the session holds no payload `id`.
+CollideStatus collide_session_detach(CollideSession *session, uint32_t id);
+
+// Checks one configuration against `world`: forward kinematics, then every link primitive
+// and every payload of the session against the occupied cells and fixtures within
+// `margin`, and every payload against the robot's links except its holder. `q`, `nq`,
+// `margin` as in `collide_check`. Writes `*result`. Allocates nothing on success.
+CollideStatus collide_check_world(CollideSession *session,
+                                  const CollideWorld *world,
+                                  const double *q,
+                                  size_t nq,
+                                  double margin,
+                                  CollideWorldResult *result);
+
+// `collide_check_world` with the session's per-link cache (docs/world.md, "Coherent
+// mode"): a link whose distance to the world, bounded at its last exact check, cannot have
+// fallen to `margin` since (the self mode's motion bound, from the root) is not checked;
+// payloads always are. The verdict is `collide_check_world`'s; `min_distance` a lower bound
+// (a proven bound when it is the least, then `obstacle` is none). The cache belongs to
+// one world: another world, or a `q` outside the limits, checks every link again.
+CollideStatus collide_check_world_coherent(CollideSession *session,
+                                           const CollideWorld *world,
+                                           const double *q,
+                                           size_t nq,
+                                           double margin,
+                                           CollideWorldResult *result);
+
+// `collide_check_world`'s verdict only: stops at the first body within `margin` and reports
+// it; `min_distance` is the least value found until then.
+CollideStatus collide_check_world_verdict(CollideSession *session,
+                                          const CollideWorld *world,
+                                          const double *q,
+                                          size_t nq,
+                                          double margin,
+                                          CollideWorldResult *result);
+
+// `collide_check_world` on `n` configurations (`q` row-major, `n` rows of `nq`), into
+// `out[0..n]`, with no payload (a batch has no session), on `threads` threads as
+// `collide_check_batch` (0: one per CPU), each row what `collide_check_world` gives for
+// it. Allocates.
+CollideStatus collide_check_world_batch(const CollideModel *model,
+                                        const CollideWorld *world,
+                                        const double *q,
+                                        size_t n,
+                                        size_t nq,
+                                        double margin,
+                                        CollideWorldResult *out,
+                                        size_t threads);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -82,7 +82,7 @@ pub struct Coherence {
 
 /// The dof behind link `i`'s joint value `v_i = mul · q[dof] + off` (mimic chains resolved
 /// to their independent leader, as the kernel resolves them); `None` for fixed joints.
-fn driver(model: &Model, i: usize) -> Option<(usize, f64, f64)> {
+pub(crate) fn driver(model: &Model, i: usize) -> Option<(usize, f64, f64)> {
     let links = model.links();
     if links[i].joint.kind == JointKind::Fixed {
         return None;
@@ -152,7 +152,7 @@ fn spheres(model: &Model, l: usize) -> impl Iterator<Item = (V3, f64)> + '_ {
 }
 
 /// `R_{i,A}` for the joint of `path[0]`, `path` running down to `A`.
-fn weight(model: &Model, path: &[usize]) -> f64 {
+pub(crate) fn weight(model: &Model, path: &[usize]) -> f64 {
     let i = path[0];
     let j = &model.links()[i].joint;
     match j.kind {
@@ -176,7 +176,7 @@ fn weight(model: &Model, path: &[usize]) -> f64 {
     }
 }
 
-fn outward(v: f64) -> f64 {
+pub(crate) fn outward(v: f64) -> f64 {
     v * (1.0 + ROUND_REL) + ROUND_ABS
 }
 

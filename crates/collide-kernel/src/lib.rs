@@ -13,8 +13,11 @@
 #![allow(clippy::missing_safety_doc)] // the safety contract is in each function's doc, in C terms
 
 pub mod coherent;
+pub mod world;
+pub mod world_coherent;
 
 use coherent::{Cache, Coherence, Preset, Verdict};
+use collide::kernel::world::WorldState;
 use collide::kernel::{CheckResult, Model, Workspace};
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
@@ -184,6 +187,10 @@ pub struct CollideSession {
     preset: Preset,
     /// Whether checks fill the result's witness points.
     witness: bool,
+    /// The world check's payloads, warm starts and counters (`world.rs`).
+    world: WorldState,
+    /// The coherent world check's per-link anchors (`world_coherent.rs`).
+    world_cache: world_coherent::WorldCache,
 }
 
 /// What the last `collide_check_coherent` on a session did (`collide_session_stats`).
@@ -626,15 +633,7 @@ pub unsafe extern "C" fn collide_session_new(
             Arc::increment_strong_count(model);
             Arc::from_raw(model)
         };
-        let ws = model.model.workspace();
-        let cache = Cache::new(&model.coherence);
-        let s = Box::new(CollideSession {
-            model,
-            ws,
-            cache,
-            preset: Preset::Balanced,
-            witness: false,
-        });
+        let s = Box::new(CollideSession::new(model));
         // SAFETY: checked non-null.
         unsafe { *out_session = Box::into_raw(s) };
         Ok(())
@@ -663,6 +662,7 @@ pub unsafe extern "C" fn collide_session_reset(session: *mut CollideSession) -> 
         let s = unsafe { session_mut(session) }?;
         s.ws.reset_warm_start();
         s.cache.reset();
+        s.world_cache.reset();
         Ok(())
     })
 }
@@ -1264,6 +1264,8 @@ impl CollideSession {
         let ws = model.model.workspace();
         let cache = Cache::new(&model.coherence);
         CollideSession {
+            world: WorldState::new(&model.model),
+            world_cache: world_coherent::WorldCache::new(&model.model),
             model,
             ws,
             cache,
@@ -1363,6 +1365,7 @@ impl CollideSession {
     pub fn reset(&mut self) {
         self.ws.reset_warm_start();
         self.cache.reset();
+        self.world_cache.reset();
     }
 }
 

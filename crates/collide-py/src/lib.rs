@@ -12,6 +12,8 @@ use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+mod world;
+
 fn to_py(e: Error) -> PyErr {
     match e.status {
         CollideStatus::Io => PyOSError::new_err(e.message),
@@ -399,6 +401,36 @@ impl Model {
         ))
     }
 
+    /// The world check of one configuration (docs/world.md): every link primitive against
+    /// the occupied cells and fixtures of `world` within `margin`; `verdict_only` stops at
+    /// the first hit. The same result type as `Model.check` (`link_a` the link, `link_b`
+    /// the cell, fixture or link it came near). Payloads: `collide.WorldSession`.
+    #[pyo3(signature = (q, world, margin, verdict_only=false))]
+    fn check_world(
+        &self,
+        py: Python<'_>,
+        q: PyArrayLike1<'_, f64, AllowTypeChange>,
+        world: &world::World,
+        margin: f64,
+        verdict_only: bool,
+    ) -> PyResult<CheckResult> {
+        world::check_world(self, py, &q, world, margin, verdict_only)
+    }
+
+    /// `check_world` on every row of Q (n, dof): (in_collision bool[n], min_distance
+    /// float64[n], link int64[n], -1 with none). `threads`: 0 for one per CPU.
+    #[pyo3(signature = (q, world, margin, threads=1))]
+    fn check_world_batch<'py>(
+        &self,
+        py: Python<'py>,
+        q: PyArrayLike2<'py, f64, AllowTypeChange>,
+        world: &world::World,
+        margin: f64,
+        threads: usize,
+    ) -> PyResult<BatchOut<'py>> {
+        world::check_world_batch(self, py, &q, world, margin, threads)
+    }
+
     /// The verdict-only check of one configuration at `margin` (metres, >= 0): exactly
     /// `Model.check(q, margin).in_collision`, without the least distance or any depth. It
     /// stops at the first checked pair at or below the margin and names it, so a pose in
@@ -598,5 +630,8 @@ fn collide_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Session>()?;
     m.add_class::<CheckResult>()?;
     m.add_class::<VerdictResult>()?;
+    m.add_class::<world::World>()?;
+    m.add_class::<world::Shape>()?;
+    m.add_class::<world::WorldSession>()?;
     Ok(())
 }

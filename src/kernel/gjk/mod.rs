@@ -111,6 +111,9 @@ pub struct Staged {
     /// GJK steps: support queries (full scans) and table proposals.
     pub steps: u32,
     pub scanned: u32,
+    /// What full scans of both solids at every step would have examined (`scanned` when
+    /// nothing climbs).
+    pub full_scan: u32,
     /// Of `steps`, the expanding polytope's (overlap only): its full scans and proposals.
     pub epa_steps: u32,
 }
@@ -122,6 +125,7 @@ impl Staged {
             value,
             steps: 0,
             scanned: 0,
+            full_scan: 0,
             epa_steps: 0,
         }
     }

@@ -255,9 +255,11 @@ struct Refiner<'r> {
     current: Measured,
     budget_us: f64,
     steps: Vec<Step>,
-    /// Changes turned down: one over the budget stays over (changes only add cost); one
-    /// that did not lower the objective is not weighed again.
+    /// Changes turned down: one over the budget stays over (changes only add cost) until
+    /// links are relaxed; one that did not lower the objective is not weighed again.
     rejected: BTreeMap<Vec<(String, Level)>, Rejected>,
+    /// What the changes a rest trip turned down for the budget cost, for its summary row.
+    priced_over: BTreeMap<Vec<(String, Level)>, f64>,
 }
 
 impl Refiner<'_> {
@@ -473,6 +475,13 @@ impl Refiner<'_> {
                 let mut best: Option<(Trial, f64)> = None;
                 for change in variants {
                     let key = change_key(&change);
+                    if let Some(&cost) = self.priced_over.get(&key) {
+                        // Over the budget when last priced, on the same geometry elsewhere.
+                        if cheapest_over.as_ref().is_none_or(|c| cost < c.1) {
+                            cheapest_over = Some((key, cost));
+                        }
+                        continue;
+                    }
                     let trial = self.build(&change)?;
                     let clears = self
                         .judge
@@ -484,6 +493,7 @@ impl Refiner<'_> {
                     let cost = self.judge.cost(&trial.kernel)?.median_us;
                     if cost > self.budget_us {
                         self.rejected.insert(key.clone(), Rejected::OverBudget);
+                        self.priced_over.insert(key.clone(), cost);
                         if cheapest_over.as_ref().is_none_or(|c| cost < c.1) {
                             cheapest_over = Some((key, cost));
                         }
@@ -562,6 +572,9 @@ impl Refiner<'_> {
             {
                 self.accept(trial, m);
                 any = true;
+                // The cost fell: what was over the budget may fit now.
+                self.rejected.retain(|_, r| *r != Rejected::OverBudget);
+                self.priced_over.clear();
             } else {
                 self.rejected.insert(key, Rejected::NoGain);
             }
@@ -753,6 +766,7 @@ pub fn refine(
         budget_us,
         steps: Vec::new(),
         rejected: BTreeMap::new(),
+        priced_over: BTreeMap::new(),
     };
     let (start, stopped, unsettled) = if before.free_poses == 0 {
         (None, r.judge.no_free_poses(&r.k), Vec::new())
