@@ -7,7 +7,7 @@
 //! what a sampling planner calls). `--dump FILE` also writes one line per free pose, the
 //! counters the prices are fitted to (non-negative least squares on relative error,
 //! scripts/fit-cost-model.py) and the measured ns:
-//! `robot links checked_pairs prim_pairs narrow narrow_tight scanned_vertices gjk_steps ns`.
+//! `robot links checked_pairs prim_pairs narrow narrow_tight full_scan_vertices gjk_steps ns`.
 //! `cargo run --release --example cost_calibration -- [--dump FILE] robots/*/manifest.yaml`
 
 use collide::io::robot::ReadOptions;
@@ -83,7 +83,7 @@ fn main() {
                     s.prim_pairs,
                     s.narrow - s.narrow_tight,
                     s.narrow_tight,
-                    s.scanned_vertices,
+                    s.full_scan_vertices,
                     s.gjk_steps,
                 )
                 .expect("dump");

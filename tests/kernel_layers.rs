@@ -1,6 +1,6 @@
 //! The kernel's own files import one way (issue 32 item 5): no file of `src/kernel/` reaches
 //! itself through the `super::`/`crate::kernel::` paths of its non-test code. The order
-//! they follow: vec3 < scan < support_table < shapes < dop26 < gjk < distance_* < model <
+//! they follow: vec3 < scan < climb < support_table < shapes < dop26 < gjk < distance_* < model <
 //! workspace < fk < check < witness < world.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -49,6 +49,7 @@ use super::distance_hull_capsule::tight_capsule_within;
 use super::distance_hull_hull::{TightPosed, tight_tight_within};
 use super::gjk::Witness;
 use super::model::{Model, PrimKind, hull_points};
+use super::scan::Climb;
 use super::shapes::{Obb, PosedHull};
 use super::support_table;
 use super::vec3::{Iso, norm2, sub};
@@ -355,6 +356,7 @@ impl Model {
                 off,
                 len,
                 table,
+                graph,
                 ..
             } => {
                 let dop = &self.dops[*dop as usize];
@@ -367,6 +369,9 @@ impl Model {
                             [&self.hx, &self.hy, &self.hz],
                             *off..*off + *len,
                             &self.tables[*table..*table + support_table::CELLS],
+                            self.graphs
+                                .get(*graph as usize)
+                                .map_or(Climb::NONE, |g| g.view()),
                         ),
                         rot: pose.rot,
                         pos: pose.pos,
@@ -432,6 +437,7 @@ impl Model {
             }
         };
         stats.scanned_vertices += staged.scanned;
+        stats.full_scan_vertices += staged.full_scan;
         stats.gjk_steps += staged.steps;
         stats.epa_steps += staged.epa_steps;
         staged.value

@@ -18,15 +18,17 @@
 //! [`gjk::TOL_ABS`] of minus the depth on convergence. [`hull_hull_gjk`] alone keeps the
 //! cheap bound.
 
+use super::climb::climb;
 use super::distance_box_box::box_box_sat;
 use super::dop26::{Dop26, dop_dop_lower_bound};
 use super::gjk::{
     self, Cso, DepthLimits, Difference, GjkResult, Staged, Witness, gjk_cso, gjk_cso_depth,
     in_frame_of,
 };
-use super::scan::argmax_dot2;
+use super::scan::{argmax_dot, argmax_dot2};
 use super::shapes::{HullPoints, Obb, PosedHull};
-use super::vec3::{V3, mul_mtv, neg, sub};
+use super::vec3::{V3, add, mul_mtv, neg, norm, scale, sub};
+use std::cell::Cell;
 
 /// A refined link placed in the common frame: its box, its DOP (box frame) and its hull.
 #[derive(Clone, Copy, Debug)]
@@ -43,19 +45,68 @@ pub fn tight_tight_stage1(a: &TightPosed<'_>, b: &TightPosed<'_>) -> f64 {
     sat.max(dop_dop_lower_bound(&a.obb, a.dop, &b.obb, b.dop))
 }
 
-/// Hull `A` (its own frame) minus hull `B` placed in `A`'s frame: both full scans of a
-/// support query run in one call, so the CPU overlaps them.
+/// Hull `A` (its own frame) minus hull `B` placed in `A`'s frame. Two scanned hulls run
+/// both full scans of a support query in one call, so the CPU overlaps them; a hull with a
+/// climbing graph climbs from its support table's proposal instead ([`climb`]), and the
+/// support point is then moved out along `d` by the hulls' proven slack, so that every
+/// bound GJK takes from it (`−w · d̂`) stays below the true support's: GJK runs on
+/// `(A − B) ⊕ ball(slack)` with supports at least as far out as the true ones.
+/// `examined` counts the vertices every support query looked at.
+/// A climb starts from the vertex of the previous support or proposal of the same query
+/// (GJK's directions turn little between steps), the first from the support table's.
 struct HullDifference<'s> {
     a: HullPoints<'s>,
     b: PosedHull<'s>,
+    examined: Cell<u32>,
+    last: Cell<Option<(u32, u32)>>,
+}
+
+impl<'s> HullDifference<'s> {
+    fn new(a: &PosedHull<'s>, b: &PosedHull<'s>) -> HullDifference<'s> {
+        HullDifference {
+            a: a.pts,
+            b: a.hull_to_local(b),
+            examined: Cell::new(0),
+            last: Cell::new(None),
+        }
+    }
+}
+
+/// The support index of one hull along `d` (climbed from `from`, or the table's proposal
+/// without one, or scanned) and the vertices examined.
+#[inline(always)]
+fn support_index(p: &HullPoints<'_>, d: V3, from: Option<u32>) -> (usize, u32) {
+    if p.climb.is_some() {
+        let from = from.unwrap_or_else(|| p.proposed_index(d));
+        climb(p, &p.climb, d, from as usize)
+    } else {
+        (argmax_dot(p, d), p.len() as u32)
+    }
 }
 
 impl Cso for HullDifference<'_> {
     #[inline(always)]
     fn support(&self, d: V3) -> (V3, u32, u32) {
-        let (ia, ib) = argmax_dot2(&self.a, d, &self.b.pts, mul_mtv(&self.b.rot, neg(d)));
+        let db = mul_mtv(&self.b.rot, neg(d));
+        let (ia, ib, seen) = if !self.a.climb.is_some() && !self.b.pts.climb.is_some() {
+            let (ia, ib) = argmax_dot2(&self.a, d, &self.b.pts, db);
+            (ia, ib, (self.a.len() + self.b.pts.len()) as u32)
+        } else {
+            let last = self.last.get();
+            let (ia, sa) = support_index(&self.a, d, last.map(|l| l.0));
+            let (ib, sb) = support_index(&self.b.pts, db, last.map(|l| l.1));
+            (ia, ib, sa + sb)
+        };
+        self.examined.set(self.examined.get() + seen);
         let (ia, ib) = (ia as u32, ib as u32);
-        (self.point(ia, ib), ia, ib)
+        self.last.set(Some((ia, ib)));
+        let w = self.point(ia, ib);
+        let slack = self.a.climb.slack + self.b.pts.climb.slack;
+        let l = norm(d);
+        if slack > 0.0 && l > 0.0 {
+            return (add(w, scale(d, slack / l)), ia, ib);
+        }
+        (w, ia, ib)
     }
 
     // The rest as for any two solids.
@@ -71,7 +122,9 @@ impl Cso for HullDifference<'_> {
 
     #[inline(always)]
     fn proposal(&self, d: V3) -> (V3, u32, u32) {
-        Difference(&self.a, &self.b).proposal(d)
+        let p = Difference(&self.a, &self.b).proposal(d);
+        self.last.set(Some((p.1, p.2)));
+        p
     }
 }
 
@@ -85,10 +138,7 @@ pub fn hull_hull_gjk(
     init_dir: V3,
     warm: Option<&mut Witness>,
 ) -> GjkResult {
-    let c = HullDifference {
-        a: a.pts,
-        b: a.hull_to_local(b),
-    };
+    let c = HullDifference::new(a, b);
     in_frame_of(a, init_dir, |dir| {
         gjk_cso(&c, dir, warm, gjk::MAX_ITER, gjk::TOL_ABS, gjk::TOL_REL)
     })
@@ -104,11 +154,20 @@ pub fn hull_hull_gjk_depth(
     warm: Option<&mut Witness>,
     limits: DepthLimits,
 ) -> GjkResult {
-    let c = HullDifference {
-        a: a.pts,
-        b: a.hull_to_local(b),
-    };
-    in_frame_of(a, init_dir, |dir| {
+    hull_hull_depth_counted(a, b, init_dir, warm, limits).0
+}
+
+/// [`hull_hull_gjk_depth`] and the vertices its support queries examined.
+#[inline]
+fn hull_hull_depth_counted(
+    a: &PosedHull<'_>,
+    b: &PosedHull<'_>,
+    init_dir: V3,
+    warm: Option<&mut Witness>,
+    limits: DepthLimits,
+) -> (GjkResult, u32) {
+    let c = HullDifference::new(a, b);
+    let g = in_frame_of(a, init_dir, |dir| {
         gjk_cso_depth(
             &c,
             dir,
@@ -118,7 +177,8 @@ pub fn hull_hull_gjk_depth(
             gjk::TOL_REL,
             limits,
         )
-    })
+    });
+    (g, c.examined.get())
 }
 
 /// The staged tight–tight distance; see the module docs. `threshold` is the level below
@@ -153,7 +213,7 @@ pub fn tight_tight_within(
     }
     // Seeded from the centre offset: the stage-1 axes measured no better as GJK seeds.
     let limits = DepthLimits { floor: s1, ceiling };
-    let g = hull_hull_gjk_depth(
+    let (g, examined) = hull_hull_depth_counted(
         &a.hull,
         &b.hull,
         sub(b.obb.center, a.obb.center),
@@ -163,7 +223,8 @@ pub fn tight_tight_within(
     Staged {
         value: s1.max(g.lower),
         steps: g.iterations + g.proposals + g.epa_iterations + g.epa_proposals,
-        scanned: (g.iterations + g.epa_iterations) * (a.hull.pts.len() + b.hull.pts.len()) as u32,
+        scanned: examined,
+        full_scan: (g.iterations + g.epa_iterations) * (a.hull.pts.len() + b.hull.pts.len()) as u32,
         epa_steps: g.epa_iterations + g.epa_proposals,
     }
 }

@@ -27,6 +27,7 @@
 //! conservativeness and the measured speed.
 
 pub mod check;
+pub mod climb;
 pub mod distance_box_box;
 pub mod distance_box_capsule;
 pub mod distance_capsule_capsule;

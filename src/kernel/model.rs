@@ -9,6 +9,7 @@
 //! `motion(q) = Translate(pivot) · Rot(axis, q) · Translate(−pivot)`, for a prismatic joint
 //! `motion(q) = Translate(q · axis)`; `pivot` and `axis` are in the child frame.
 
+use super::climb::{self, Climb};
 use super::distance_hull_box::box_dop;
 use super::dop26::{DIRECTIONS, Dop26};
 use super::shapes::{HullPoints, Obb};
@@ -305,6 +306,8 @@ pub(crate) enum PrimKind {
         len: usize,
         /// Start of its support table in `Model::tables`.
         table: usize,
+        /// Index of its climbing graph in `Model::graphs`, `u32::MAX` when it scans.
+        graph: u32,
     },
 }
 
@@ -347,6 +350,8 @@ pub struct Model {
     pub(crate) hz: Vec<f64>,
     /// Support tables of the tight primitives' hulls, [`support_table::CELLS`] each.
     pub(crate) tables: Vec<u16>,
+    /// Climbing graphs of the tight primitives' hulls that have one (`climb`).
+    pub(crate) graphs: Vec<climb::Graph>,
     checked_pairs: Vec<(usize, usize)>,
     pub(crate) pair_ranges: Vec<(u32, u32)>,
     pub(crate) prim_pairs: Vec<PrimPair>,
@@ -356,18 +361,21 @@ pub struct Model {
     pub(crate) link_spheres: Vec<(V3, f64)>,
 }
 
-/// The vertices `range` of the flat coordinate arrays `xyz` as one hull, with its table.
+/// The vertices `range` of the flat coordinate arrays `xyz` as one hull, with its table and
+/// climbing graph.
 #[inline(always)]
 pub(crate) fn hull_points<'a>(
     xyz: [&'a [f64]; 3],
     range: std::ops::Range<usize>,
     table: &'a [u16],
+    climb: Climb<'a>,
 ) -> HullPoints<'a> {
     HullPoints {
         x: &xyz[0][range.clone()],
         y: &xyz[1][range.clone()],
         z: &xyz[2][range],
         table,
+        climb,
     }
 }
 
@@ -568,6 +576,7 @@ impl Model {
             hz.push(v[2]);
         }
         let mut tables: Vec<u16> = Vec::new();
+        let mut graphs: Vec<climb::Graph> = Vec::new();
         for (i, l) in links.iter().enumerate() {
             for (k, p) in l.primitives.iter().enumerate() {
                 let what = format!("link {i} '{}' primitive {k}", l.name);
@@ -665,9 +674,20 @@ impl Model {
                                 len: t.hull_len,
                                 table: {
                                     let range = t.hull_offset..t.hull_offset + t.hull_len;
-                                    let pts = hull_points([&hx, &hy, &hz], range, &[]);
+                                    let pts = hull_points([&hx, &hy, &hz], range, &[], Climb::NONE);
                                     tables.extend(support_table::build(&pts));
                                     tables.len() - support_table::CELLS
+                                },
+                                graph: {
+                                    let range = t.hull_offset..t.hull_offset + t.hull_len;
+                                    let pts = hull_points([&hx, &hy, &hz], range, &[], Climb::NONE);
+                                    let g = (t.hull_len >= climb::MIN_CLIMB_VERTICES)
+                                        .then(|| climb::Graph::build(&pts))
+                                        .flatten();
+                                    g.map_or(u32::MAX, |g| {
+                                        graphs.push(g);
+                                        (graphs.len() - 1) as u32
+                                    })
                                 },
                             },
                             sphere_c: obb.center,
@@ -702,6 +722,7 @@ impl Model {
             hy,
             hz,
             tables,
+            graphs,
             checked_pairs,
             pair_ranges,
             prim_pairs,

@@ -1,6 +1,9 @@
 //! The support scan of a hull: the index of the vertex maximising `d · p`, by a **full linear
-//! scan** of every vertex (never hill climbing: a local search can stop at a vertex that is not
-//! the maximiser and so over-report clearance).
+//! scan** of every vertex. A hill climb on the hull's vertex graph can stop short of the
+//! maximiser where the written hull (rounded to 1 µm) is not quite convex, and a bound taken
+//! from it would then over-report clearance; `super::climb` proves at load how far short it
+//! can stop and GJK subtracts that slack, so large hulls climb (`distance_hull_hull`) and
+//! small ones, and every routine that needs the exact maximiser, scan here.
 //!
 //! Result contract, identical for every code path: the lowest index among the vertices whose
 //! product is maximal, the product being [`dot_fma`], `fma(z, d2, fma(y, d1, x·d0))` in IEEE
@@ -26,12 +29,39 @@ use super::vec3::V3;
 ///
 /// The slices must have equal lengths and at least one point. `table` is the cloud's
 /// support table (`CELLS` entries of the `support_table` module) or empty; it only speeds GJK up.
+/// `climb` is its vertex graph with a proven slack ([`super::climb`]) or [`Climb::NONE`].
 #[derive(Clone, Copy, Debug)]
 pub struct HullPoints<'a> {
     pub x: &'a [f64],
     pub y: &'a [f64],
     pub z: &'a [f64],
     pub table: &'a [u16],
+    pub climb: Climb<'a>,
+}
+
+/// A hull's vertex graph for climbing, borrowed (`super::climb::Graph` owns it); `start`
+/// empty means "scan".
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Climb<'a> {
+    pub start: &'a [u32],
+    pub adj: &'a [u16],
+    pub entry: u16,
+    pub slack: f64,
+}
+
+impl Climb<'_> {
+    /// No graph: the hull is scanned.
+    pub const NONE: Climb<'static> = Climb {
+        start: &[],
+        adj: &[],
+        entry: 0,
+        slack: 0.0,
+    };
+
+    #[inline(always)]
+    pub fn is_some(&self) -> bool {
+        !self.start.is_empty()
+    }
 }
 
 /// The most vertices the SIMD path scans (the kernel's hull limit); longer clouds take the
@@ -349,6 +379,7 @@ mod tests {
                     y: &ys,
                     z: &zs,
                     table: &[],
+                    climb: Climb::NONE,
                 };
                 assert_eq!(argmax_dot(&p, d), want);
                 // The paired scan gives each cloud's own answer.

@@ -5,6 +5,7 @@
 //! furthest along a direction together with a small integer id naming that point, so that a
 //! GJK witness simplex can be rebuilt later from ids alone (warm start).
 
+use super::climb::{self, Climb};
 use super::support_table;
 use super::vec3::{Mat3, V3, add, axpy, dot, mul_mtm, mul_mtv, mul_mv, sub};
 
@@ -53,6 +54,9 @@ pub struct Hull {
     pub y: Vec<f64>,
     pub z: Vec<f64>,
     pub table: Vec<u16>,
+    /// Its climbing graph, for hulls of [`climb::MIN_CLIMB_VERTICES`] or more that pass
+    /// the slack proof.
+    pub graph: Option<climb::Graph>,
 }
 
 impl Hull {
@@ -62,9 +66,13 @@ impl Hull {
             y: points.iter().map(|p| p[1]).collect(),
             z: points.iter().map(|p| p[2]).collect(),
             table: Vec::new(),
+            graph: None,
         };
         if !points.is_empty() {
             h.table = support_table::build(&h.points());
+        }
+        if points.len() >= climb::MIN_CLIMB_VERTICES {
+            h.graph = climb::Graph::build(&h.points());
         }
         h
     }
@@ -75,6 +83,7 @@ impl Hull {
             y: &self.y,
             z: &self.z,
             table: &self.table,
+            climb: self.graph.as_ref().map_or(Climb::NONE, |g| g.view()),
         }
     }
 

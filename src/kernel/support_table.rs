@@ -130,6 +130,7 @@ mod tests {
             y: &y,
             z: &z,
             table: &[],
+            climb: crate::kernel::scan::Climb::NONE,
         });
         for c in 0..CELLS {
             let d = centre(c);

@@ -38,9 +38,14 @@ pub struct CheckStats {
     /// Of those, pairs with a tight primitive (the staged hull tests: the
     /// dearest narrow phases, counted for deterministic cost estimates).
     pub narrow_tight: u32,
-    /// Hull vertices their GJK scanned (full scans times vertices): what a tight narrow
-    /// phase costs beyond its cheap stage.
+    /// Hull vertices their GJK's support queries examined: every vertex of a full scan,
+    /// and for a climbed hull (`climb`, tight–tight pairs) the start and every neighbour
+    /// looked at. What a tight narrow phase costs beyond its cheap stage.
     pub scanned_vertices: u32,
+    /// What `scanned_vertices` would be with every hull scanned in full (no climb): the
+    /// counter the refinement's cost model was fitted to (`lower::refine::CostModel`), so its
+    /// estimate, and the manifests it decides, do not move with the climb.
+    pub full_scan_vertices: u32,
     /// GJK steps (full scans and table proposals) of those pairs.
     pub gjk_steps: u32,
     /// Of `gjk_steps`, those of the expanding polytope on overlapping pairs with a tight

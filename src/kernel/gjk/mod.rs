@@ -100,8 +100,9 @@ pub struct SimplexWeights {
     pub w: [f64; 4],
 }
 
-/// A staged distance and what its GJK cost: hull vertices scanned (full scans times the
-/// hulls' vertices; 0 when stage 1 settled it). The kernel counts it for cost estimates.
+/// A staged distance and what its GJK cost: hull vertices its support queries examined
+/// (full scans times the hulls' vertices, or a climb's examined vertices; 0 when stage 1
+/// settled it). The kernel counts it for cost estimates.
 /// The expanding polytope's work in overlap counts as GJK's does (a step per full scan or
 /// proposal, a full scan's vertices), and is also given apart in `epa_steps`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,6 +111,9 @@ pub struct Staged {
     /// GJK steps: support queries (full scans) and table proposals.
     pub steps: u32,
     pub scanned: u32,
+    /// What full scans of both solids at every step would have examined (`scanned` when
+    /// nothing climbs).
+    pub full_scan: u32,
     /// Of `steps`, the expanding polytope's (overlap only): its full scans and proposals.
     pub epa_steps: u32,
 }
@@ -121,6 +125,7 @@ impl Staged {
             value,
             steps: 0,
             scanned: 0,
+            full_scan: 0,
             epa_steps: 0,
         }
     }
