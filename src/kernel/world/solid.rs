@@ -164,6 +164,9 @@ fn place_obb(o: &Obb, pose: &Iso) -> Obb {
 }
 
 /// A solid placed in the common (world) frame, borrowing its DOP and hull.
+// Built on the stack per primitive and used at once: boxing the hull variant (its climb
+// graph made it the largest) would allocate on the hot path.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Solid<'a> {
     Capsule(Capsule),
