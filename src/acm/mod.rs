@@ -238,12 +238,7 @@ impl<'k> PairDecider<'k> {
     ) -> Self {
         let model = &k.model;
         let tree = LinkTree::of_model(model);
-        let base = (0..model.dof())
-            .map(|d| {
-                let (lo, hi) = model.dof_range(d);
-                0.5 * (lo + hi)
-            })
-            .collect();
+        let base = never::mid_range(model);
         // checked_pairs() lists each pair once, lower index first.
         let pair_of = model
             .checked_pairs()

@@ -76,6 +76,17 @@ struct Bounded {
 /// either order (rounding): a bounded box this close to the least exact value is refined.
 const ROUNDING_SLACK_M: f64 = 1e-9;
 
+/// Every dof at the middle of its range: the `base` a pair's branch and bound holds the dofs
+/// that do not move the pair at (any value would do; one value for every caller).
+pub fn mid_range(model: &Model) -> Vec<f64> {
+    (0..model.dof())
+        .map(|d| {
+            let (lo, hi) = model.dof_range(d);
+            0.5 * (lo + hi)
+        })
+        .collect()
+}
+
 /// Runs the branch and bound for checked pair `pair` (links `a`, `b`) with at most `budget` boxes.
 /// `base` holds the values of the dofs that do not move the pair. `model` refines every
 /// distance (a wide refinement band): each box centre is first asked for its distance refined

@@ -291,12 +291,7 @@ impl<'a> Judge<'a> {
                 .enumerate()
                 .map(|(i, &p)| (p, i))
                 .collect();
-            let base: Vec<f64> = (0..model.dof())
-                .map(|d| {
-                    let (lo, hi) = model.dof_range(d);
-                    0.5 * (lo + hi)
-                })
-                .collect();
+            let base = crate::acm::never::mid_range(model);
             let margin = k.model.margin();
             let proven: Vec<bool> = todo
                 .par_iter()

@@ -197,9 +197,10 @@ pub struct Refinement {
 }
 
 /// Why the refinement turned a change down.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Rejected {
-    OverBudget,
+    /// The estimated median µs with it.
+    OverBudget(f64),
     NoGain,
 }
 
@@ -258,8 +259,6 @@ struct Refiner<'r> {
     /// Changes turned down: one over the budget stays over (changes only add cost) until
     /// links are relaxed; one that did not lower the objective is not weighed again.
     rejected: BTreeMap<Vec<(String, Level)>, Rejected>,
-    /// What the changes a rest trip turned down for the budget cost, for its summary row.
-    priced_over: BTreeMap<Vec<(String, Level)>, f64>,
 }
 
 impl Refiner<'_> {
@@ -475,7 +474,7 @@ impl Refiner<'_> {
                 let mut best: Option<(Trial, f64)> = None;
                 for change in variants {
                     let key = change_key(&change);
-                    if let Some(&cost) = self.priced_over.get(&key) {
+                    if let Some(&Rejected::OverBudget(cost)) = self.rejected.get(&key) {
                         // Over the budget when last priced, on the same geometry elsewhere.
                         if cheapest_over.as_ref().is_none_or(|c| cost < c.1) {
                             cheapest_over = Some((key, cost));
@@ -492,8 +491,8 @@ impl Refiner<'_> {
                     }
                     let cost = self.judge.cost(&trial.kernel)?.median_us;
                     if cost > self.budget_us {
-                        self.rejected.insert(key.clone(), Rejected::OverBudget);
-                        self.priced_over.insert(key.clone(), cost);
+                        self.rejected
+                            .insert(key.clone(), Rejected::OverBudget(cost));
                         if cheapest_over.as_ref().is_none_or(|c| cost < c.1) {
                             cheapest_over = Some((key, cost));
                         }
@@ -573,8 +572,8 @@ impl Refiner<'_> {
                 self.accept(trial, m);
                 any = true;
                 // The cost fell: what was over the budget may fit now.
-                self.rejected.retain(|_, r| *r != Rejected::OverBudget);
-                self.priced_over.clear();
+                self.rejected
+                    .retain(|_, r| !matches!(r, Rejected::OverBudget(_)));
             } else {
                 self.rejected.insert(key, Rejected::NoGain);
             }
@@ -638,7 +637,11 @@ impl Refiner<'_> {
             }
             if variants.is_empty() {
                 return Ok(
-                    if self.rejected.values().any(|r| *r == Rejected::OverBudget) {
+                    if self
+                        .rejected
+                        .values()
+                        .any(|r| matches!(r, Rejected::OverBudget(_)))
+                    {
                         format!(
                             "every refinement left would pass the budget of {} µs",
                             self.budget_us
@@ -657,7 +660,8 @@ impl Refiner<'_> {
                 let trial = self.build(&change)?;
                 let (m, ..) = self.judge.measure(&trial.kernel)?;
                 if m.cost.median_us > self.budget_us {
-                    self.rejected.insert(key, Rejected::OverBudget);
+                    self.rejected
+                        .insert(key, Rejected::OverBudget(m.cost.median_us));
                     continue;
                 }
                 if m.objective() >= self.current.objective() {
@@ -766,7 +770,6 @@ pub fn refine(
         budget_us,
         steps: Vec::new(),
         rejected: BTreeMap::new(),
-        priced_over: BTreeMap::new(),
     };
     let (start, stopped, unsettled) = if before.free_poses == 0 {
         (None, r.judge.no_free_poses(&r.k), Vec::new())
