@@ -94,8 +94,8 @@ pub fn tight_capsule_within(
     Staged {
         value: s1.max(g.lower - c.radius),
         steps: g.iterations + g.proposals + g.epa_iterations + g.epa_proposals,
-        scanned: (g.iterations + g.epa_iterations) * (t.hull.pts.len() + 2) as u32,
-        full_scan: (g.iterations + g.epa_iterations) * (t.hull.pts.len() + 2) as u32,
+        scanned: g.full_scan_vertices(t.hull.pts.len() + 2),
+        full_scan: g.full_scan_vertices(t.hull.pts.len() + 2),
         epa_steps: g.epa_iterations + g.epa_proposals,
     }
 }

@@ -224,7 +224,7 @@ pub fn tight_tight_within(
         value: s1.max(g.lower),
         steps: g.iterations + g.proposals + g.epa_iterations + g.epa_proposals,
         scanned: examined,
-        full_scan: (g.iterations + g.epa_iterations) * (a.hull.pts.len() + b.hull.pts.len()) as u32,
+        full_scan: g.full_scan_vertices(a.hull.pts.len() + b.hull.pts.len()),
         epa_steps: g.epa_iterations + g.epa_proposals,
     }
 }

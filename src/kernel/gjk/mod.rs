@@ -154,6 +154,16 @@ pub struct GjkResult {
     pub converged: bool,
 }
 
+impl GjkResult {
+    /// The vertices full scans of solids of `vertices` support points in all would have
+    /// examined over every support query (GJK's and the expanding polytope's): what the
+    /// kernel's cost counters count.
+    #[inline(always)]
+    pub fn full_scan_vertices(&self, vertices: usize) -> u32 {
+        (self.iterations + self.epa_iterations) * vertices as u32
+    }
+}
+
 /// GJK distance between `a` and `b` (see the module docs for the guarantee).
 ///
 /// `init_dir` seeds the cold start; pass roughly `center(b) − center(a)` (any non-zero
