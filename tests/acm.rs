@@ -559,29 +559,73 @@ fn two_boxes_that_stay_overlapping_are_always_with_the_common_ball_of_the_meshes
 }
 
 #[test]
-fn primitives_that_overlap_everywhere_around_meshes_that_never_meet_stay_checked() {
+fn primitives_that_overlap_everywhere_around_meshes_that_never_meet_are_never_on_the_meshes() {
     let (_d, config) = lowered(ScratchRobot::new("acm_shell.urdf"));
     let r = regenerate(&config, &["--write"]);
     let p = pair(&r, "core", "shell");
-    assert_ne!(p["category"], "always", "{p}");
-    // The primitives' certificate is kept as a diagnostic, not an exemption.
-    let diag = p["primitives_always"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{p}"));
-    assert!(diag.contains("fixed point"), "{diag}");
-    // Measured on the meshes: they never touch.
-    assert_eq!(p["mesh_contacts"]["touching"], 0, "{p}");
-    assert_eq!(p["mesh_contacts"]["poses"], 300, "{p}");
+    // The primitives alone would certify `always` (a fixed point deep in both); the meshes
+    // are 0.18 m apart at every configuration, and that is what is proven.
+    assert_eq!(p["category"], "never", "{p}");
+    let proof = p["proof"].as_str().unwrap();
+    assert!(
+        proof.starts_with("meshes never within the margin"),
+        "{proof}"
+    );
     let manifest = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
     assert!(
-        !manifest.contains("{a: core, b: shell"),
-        "a primitive-only `always` became an exemption"
+        manifest.contains("{a: core, b: shell, reason: never"),
+        "{manifest}"
     );
-    // The written manifest verifies.
+    // The written manifest verifies: verify proves the row again on the meshes.
     common::collide_ok(&[
         "verify",
         config.with_file_name("manifest.yaml").to_str().unwrap(),
     ]);
+}
+
+#[test]
+fn a_ball_turning_millimetres_from_the_walls_is_never_on_the_meshes() {
+    let (_d, config) = lowered(ScratchRobot::new("acm_gap.urdf"));
+    let r = regenerate(&config, &["--write"]);
+    let p = pair(&r, "ball", "shell");
+    assert_eq!(p["category"], "never", "{p}");
+    let proof = p["proof"].as_str().unwrap();
+    assert!(
+        proof.starts_with("meshes never within the margin"),
+        "{proof}"
+    );
+    common::collide_ok(&[
+        "verify",
+        config.with_file_name("manifest.yaml").to_str().unwrap(),
+    ]);
+}
+
+#[test]
+fn a_ball_that_reaches_a_wall_in_narrow_windows_is_not_never() {
+    let (_d, config) = lowered(ScratchRobot::new("acm_gap_touch.urdf"));
+    let r = regenerate(&config, &["--write"]);
+    assert_eq!(category(&r, "ball", "shell"), "can collide");
+    let manifest = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
+    assert!(!manifest.contains("{a: ball, b: shell"), "{manifest}");
+}
+
+#[test]
+fn verify_rejects_a_never_row_the_meshes_do_not_support() {
+    let (_d, config) = lowered(ScratchRobot::new("acm_gap_touch.urdf"));
+    regenerate(&config, &["--write"]);
+    let path = config.with_file_name("manifest.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let row = "  - {a: ball, b: shell, reason: never, proof: \"meshes never within the margin: branch and bound, 9 boxes\"}\n";
+    let at = text.find("acm:\n").expect("an acm block") + "acm:\n".len();
+    std::fs::write(&path, format!("{}{row}{}", &text[..at], &text[at..])).unwrap();
+    let out = common::collide()
+        .args(["verify", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("ball - shell"), "{text}");
 }
 
 #[test]
@@ -590,10 +634,13 @@ fn verify_rejects_an_always_row_the_meshes_do_not_support() {
     regenerate(&config, &["--write"]);
     let path = config.with_file_name("manifest.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
-    // What the primitives alone would have proven, written in by hand.
-    let row = "  - {a: core, b: shell, reason: always, proof: \"fixed point where 2 joint axes meet, common ball 50.0 mm\"}\n";
-    let at = text.find("acm:\n").expect("an acm block") + "acm:\n".len();
-    let tampered = format!("{}{row}{}", &text[..at], &text[at..]);
+    // What the primitives alone would have proven, written by hand over the proven row.
+    let proven = text
+        .lines()
+        .find(|l| l.contains("{a: core, b: shell, reason: never"))
+        .expect("the pair proven never on the meshes");
+    let row = "  - {a: core, b: shell, reason: always, proof: \"fixed point where 2 joint axes meet, common ball 50.0 mm\"}";
+    let tampered = text.replace(proven, row);
     std::fs::write(&path, tampered).unwrap();
     let out = common::collide()
         .args(["verify", path.to_str().unwrap()])

@@ -7,6 +7,7 @@
 pub mod adjacency;
 pub mod always;
 pub mod chain;
+pub mod mesh_never;
 pub mod never;
 pub mod regenerate;
 pub mod sampling;
@@ -133,6 +134,10 @@ pub struct Regenerated {
     /// place the meshes for the contact rates, without loading the kernel again.
     pub kernel: LoadedKernel,
 }
+
+/// How a `never` row proven on the real meshes begins its proof (what `collide verify`
+/// looks for to load those links' meshes).
+pub const MESHES_NEVER: &str = "meshes never within the margin";
 
 /// Seeded poses (and their seed) on which an `always` certificate's pair must touch on the
 /// meshes, besides the base configuration, before the row is taken.
@@ -363,6 +368,17 @@ impl<'k> PairDecider<'k> {
         clock.step("fixed point");
         let outcome = branch_and_bound(model, ws, pi, &chain, &self.base, self.margin, self.budget);
         clock.step("branch and bound");
+        if !matches!(outcome, BoundOutcome::Never { .. }) {
+            let first = match &outcome {
+                BoundOutcome::Reaches { q, .. } => Some(q.as_slice()),
+                _ => None,
+            };
+            let proof = self.mesh_never(ws, a, b, first);
+            clock.step("mesh never");
+            if let Some(proof) = proof {
+                return (Verdict::Never(proof), None, false);
+            }
+        }
         match outcome {
             BoundOutcome::Never {
                 boxes,
@@ -437,6 +453,24 @@ impl<'k> PairDecider<'k> {
                 (Verdict::Unproven { boxes, closest }, None, false)
             }
         }
+    }
+
+    /// A `never` proof on the real meshes, for a pair whose primitives meet somewhere
+    /// (`first`: where the kernel found them within the margin).
+    fn mesh_never(
+        &self,
+        ws: &mut crate::kernel::Workspace,
+        a: usize,
+        b: usize,
+        first: Option<&[f64]>,
+    ) -> Option<String> {
+        let truth = self.truth?;
+        let boxes =
+            mesh_never::meshes_never_meet(&self.k.model, ws, truth, (a, b), &self.base, first)?;
+        Some(format!(
+            "{MESHES_NEVER}: branch and bound, {}",
+            count_boxes(boxes)
+        ))
     }
 
     /// The seeded pose (of [`WITNESS_SAMPLES`]) where the kernel puts checked pair `pi`

@@ -644,6 +644,78 @@ impl MeshTruth {
         // A vertex inside means contact whatever the surfaces do.
         inside(la, lb, &a_to_b) || inside(lb, la, &b_to_a) || surfaces_meet(la, lb, &b_to_a, tol)
     }
+
+    /// Kernel link `i`'s mesh bounding sphere (link frame): centre and radius.
+    pub fn sphere(&self, i: usize) -> Option<(V3, f64)> {
+        let link = self.links.get(i)?.as_ref()?;
+        Some((link.center, link.radius))
+    }
+
+    /// Does a component of either mesh have a vertex inside a closed component of the
+    /// other, placed at `pa` and `pb`? Where the surfaces stay apart over a connected set of
+    /// placements, the answer is the same over the whole set.
+    pub fn nested(&self, a: usize, pa: &Iso, b: usize, pb: &Iso) -> bool {
+        let (Some(Some(la)), Some(Some(lb))) = (self.links.get(a), self.links.get(b)) else {
+            return false;
+        };
+        inside(la, lb, &Rigid::between(pb, pa)) || inside(lb, la, &Rigid::between(pa, pb))
+    }
+
+    /// Are the surfaces of `a` and `b`, placed at `pa` and `pb`, apart by more than the
+    /// margin plus `room(c, r)` for every part of `b` within `r` of `c` (`b`'s frame)?
+    /// `None` when a link has no mesh. A `room` that bounds how far those points can move
+    /// against `a` makes the answer hold over every placement they can move to.
+    pub fn apart_beyond(
+        &self,
+        a: usize,
+        pa: &Iso,
+        b: usize,
+        pb: &Iso,
+        room: impl Fn(V3, f64) -> f64,
+    ) -> Option<bool> {
+        let (Some(Some(la)), Some(Some(lb))) = (self.links.get(a), self.links.get(b)) else {
+            return None;
+        };
+        let base = self.margin + CONTACT_TOL_M;
+        let tol_of = |bx: &Aabb| {
+            let c = (bx.mins + bx.maxs) * 0.5;
+            base + room([c.x, c.y, c.z], (bx.maxs - bx.mins).length() * 0.5)
+        };
+        let b_to_a = Rigid::between(pa, pb);
+        let mut simplex = VoronoiSimplex::new();
+        let check = |n1: &BvhNode, n2: &BvhNode| {
+            let bx = n2.aabb();
+            b_to_a.boxes_meet(&n1.aabb(), &bx, tol_of(&bx))
+        };
+        let meet = la
+            .mesh
+            .bvh()
+            .leaf_pairs(lb.mesh.bvh(), check)
+            .any(|(i, j)| {
+                if (i as usize) >= la.mesh.num_triangles()
+                    || (j as usize) >= lb.mesh.num_triangles()
+                {
+                    return false;
+                }
+                let ta = la.mesh.triangle(i);
+                let local = lb.mesh.triangle(j);
+                // The room is convex in the point (distances from axes, summed with positive
+                // weights): over a triangle it is largest at a corner.
+                let tol = base
+                    + [local.a, local.b, local.c]
+                        .iter()
+                        .map(|p| room([p.x, p.y, p.z], 0.0))
+                        .fold(0.0, f64::max);
+                let tb = Triangle::new(
+                    b_to_a.apply_v(local.a),
+                    b_to_a.apply_v(local.b),
+                    b_to_a.apply_v(local.c),
+                );
+                boxes_meet(&ta.local_aabb(), &tb.local_aabb(), tol)
+                    && triangles_meet(&ta, &tb, tol, &mut simplex)
+            });
+        Some(!meet)
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::manifest::kernel::load_kernel;
 use crate::manifest::sources::sha256_file;
 use crate::manifest::sources::source_files;
 use crate::manifest::sources::{config_beside, load_robot_beside};
-use crate::manifest::{self, Manifest};
+use crate::manifest::{self, AcmEntry, Manifest};
 use crate::model::LinkPair;
 use crate::truth::mesh::MeshTruth;
 use crate::truth::meshes::load_meshes;
@@ -252,14 +252,17 @@ pub fn verify(path: &Path, options: &VerifyOptions) -> Result<Verified> {
     // Every ACM row's proof still holds.
     // The same kernel with every pair checked (built once: only its pair tables change).
     let open = unexempted(&kernel)?;
-    // Only `always` rows are proven on the meshes: the other links' BVHs are not built.
+    // Only `always` rows and `never` rows on the meshes are proven on them: the other
+    // links' BVHs are not built.
+    let on_meshes =
+        |r: &AcmEntry| r.reason == "always" || r.proof.starts_with(crate::acm::MESHES_NEVER);
     let mesh_truth = truth_meshes.map(|mut t| {
         t.retain(|name, _| {
             m.acm
                 .iter()
-                .any(|r| r.reason == "always" && (&r.a == name || &r.b == name))
+                .any(|r| on_meshes(r) && (&r.a == name || &r.b == name))
         });
-        MeshTruth::new(&open.link_names, &t)
+        MeshTruth::new(&open.link_names, &t).with_margin(m.margin_m)
     });
     let decider = PairDecider::new(&open, m.margin_m, options.budget, mesh_truth.as_ref());
     let rows: Vec<_> = m

@@ -203,7 +203,7 @@ impl<'a> Judge<'a> {
         let mut ws = k.model.workspace();
         k.model.fk(&rest_q, &mut ws);
         let place = placements(&ws, k.model.n_links());
-        let rest_touching = pairs
+        let rest_touching: BTreeSet<(usize, usize)> = pairs
             .iter()
             .copied()
             .filter(|&(a, b)| truth.touching(a, &place[a], b, &place[b]))
@@ -217,12 +217,53 @@ impl<'a> Judge<'a> {
         .fold(vec![f64::INFINITY; pairs.len()], |a, b| {
             a.iter().zip(&b).map(|(x, y)| x.min(*y)).collect()
         });
-        let far = pairs
+        let far: Vec<(usize, usize)> = pairs
             .iter()
             .zip(&least)
             .filter(|(_, d)| **d > FAR_M)
             .map(|(p, _)| *p)
             .collect();
+        // Pairs whose meshes never come within the margin, proven on the meshes (the
+        // primitives of both links meet somewhere, or they would not be worth proving):
+        // `acm regenerate` exempts them by the same proof, so they trip nothing here.
+        let touched: BTreeSet<(usize, usize)> = contacts
+            .contacts
+            .iter()
+            .flatten()
+            .map(|&(a, b)| (a as usize, b as usize))
+            .collect();
+        let far_set: BTreeSet<&(usize, usize)> = far.iter().collect();
+        let candidates: Vec<(usize, usize)> = pairs
+            .iter()
+            .copied()
+            .filter(|p| !far_set.contains(p) && !touched.contains(p) && !rest_touching.contains(p))
+            .collect();
+        let base = crate::acm::never::mid_range(&k.model);
+        let meshes_apart: Vec<(usize, usize)> = candidates
+            .par_iter()
+            .map_init(
+                || k.model.workspace(),
+                |ws, &p| {
+                    crate::acm::mesh_never::meshes_never_meet(&k.model, ws, &truth, p, &base, None)
+                        .map(|_| p)
+                },
+            )
+            .flatten()
+            .collect();
+        for &(a, b) in &meshes_apart {
+            draft.acm.push(AcmEntry {
+                a: k.link_names[a].clone(),
+                b: k.link_names[b].clone(),
+                reason: "never".into(),
+                proof: crate::acm::MESHES_NEVER.into(),
+            });
+        }
+        let k = if meshes_apart.is_empty() {
+            k
+        } else {
+            load_kernel(&draft)?
+        };
+        let pairs = k.model.checked_pairs().to_vec();
         let progress = crate::progress::bar(REFINE_RAYS as u64, "free-space rays");
         let rays = ray_contacts(
             &k.model,
