@@ -299,6 +299,12 @@ pub fn hull_faces(p: &[V3], tol: f64) -> Option<Vec<[u16; 3]>> {
         }
         faces = kept;
         planes = kept_planes;
+        // A convex hull of n points has at most 2n - 4 faces: more means near-coplanar
+        // points made the horizon inconsistent, and the surface only grows from there
+        // (a dense mesh's share took gigabytes). Such a hull scans.
+        if faces.len() > 2 * n {
+            return None;
+        }
     }
     // A closed surface: every directed edge has its reverse exactly once.
     let mut edges: Vec<(u16, u16)> = faces
