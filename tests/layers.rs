@@ -27,7 +27,7 @@ const SIDEWAYS: &[(&str, &str, &str)] = &[
     (
         "lower",
         "acm",
-        "the refinement prices the kernel `acm regenerate` will leave: its adjacency and its `never` branch and bound",
+        "the refinement prices the kernel `acm regenerate` will leave: its adjacency and its `never` branch and bounds, on the primitives and on the meshes",
     ),
     (
         "init",

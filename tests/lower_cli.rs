@@ -271,6 +271,37 @@ fn bad_refinement_flags_are_one_line_and_exit_2() {
     }
 }
 
+#[test]
+fn a_budget_in_the_config_is_lowers_own_unless_the_command_line_gives_one() {
+    let (_dir, config) = ScratchRobot::folder("shapes").build();
+    let c = path_str(&config);
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}budget_us: 7.5\n")).unwrap();
+    let summary = |extra: &[&str]| {
+        let mut all = vec!["lower", c];
+        all.extend_from_slice(extra);
+        let out = run(&all);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    assert!(summary(&[]).contains("budget 7.5 µs"), "{}", summary(&[]));
+    let given = summary(&["--budget-us", "9"]);
+    assert!(given.contains("budget 9 µs"), "{given}");
+    // A budget that is no budget: refused at its line, nothing written.
+    std::fs::write(&config, format!("{text}budget_us: -1\n")).unwrap();
+    let out = run(&["lower", c, "--write"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let line = text.lines().count() + 1;
+    assert!(err.contains(&format!("robot.yaml:{line}")), "{err}");
+    assert!(!config.with_file_name("manifest.yaml").exists());
+}
+
 /// The committed UR5 was lowered by the default command: every link says why it
 /// has its geometry, the refined ones name the start they came from (all-tight) or the pair
 /// and what it refused (free poses, or the rest pose), and those links are tight.

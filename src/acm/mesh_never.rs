@@ -66,6 +66,21 @@ fn room(axes: &[Axis], half: &[f64], c: V3, r: f64) -> f64 {
     after
 }
 
+/// [`room`] for the joints between `a` and `b` posed in `ws`: how far a point within `r` of
+/// `p` (`b`'s frame) can move against `a` inside the box of half widths `half` (per dof of
+/// `chain`) around that configuration. The bound every cleared box rests on.
+pub fn room_in_box(
+    model: &Model,
+    ws: &Workspace,
+    chain: &PairChain,
+    (a, b): (usize, usize),
+    half: &[f64],
+    p: V3,
+    r: f64,
+) -> f64 {
+    room(&axes(model, ws, chain, a, b), half, p, r)
+}
+
 fn iso(ws: &Workspace, link: usize) -> Iso {
     let (rot, pos) = ws.link_pose(link);
     Iso { rot, pos }

@@ -35,9 +35,14 @@ pub fn run(args: LowerArgs) -> Result<i32> {
             "--budget-us {b} must be a positive number"
         )));
     }
+    let loaded = load_robot(&args.robot, &args.read.load_options())?;
+    // The command line's budget, else the config's.
+    let budget_us = args
+        .budget_us
+        .or(loaded.config.as_ref().and_then(|c| c.budget_us));
     let options = LowerOptions {
         refine: (!args.no_refine).then(|| RefineOptions {
-            budget_us: args.budget_us,
+            budget_us,
             ..RefineOptions::default()
         }),
         fit: FitOptions {
@@ -55,7 +60,6 @@ pub fn run(args: LowerArgs) -> Result<i32> {
         "collide lower {}: fitting every link, then refining on free space",
         args.robot.display()
     ));
-    let loaded = load_robot(&args.robot, &args.read.load_options())?;
     for w in &loaded.robot.warnings {
         crate::messages::warning(w);
     }

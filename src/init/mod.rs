@@ -285,6 +285,7 @@ fn rest_q(loaded: &LoadedRobot, k: &LoadedKernel, spec: Option<RestPoseSpec>) ->
         allow: Vec::new(),
         xacro_args: Default::default(),
         truth: loaded.robot.truth,
+        budget_us: None,
     });
     let rest = with.rest_pose()?;
     let values = manifest::JointValues(

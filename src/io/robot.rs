@@ -36,6 +36,11 @@ pub struct RobotConfig {
     /// Which geometry is each link's truth: `collision+visual` (the default) or `visual`.
     #[serde(default)]
     pub truth: TruthGeometry,
+    /// `lower`'s budget for this robot (µs, the kernel's estimated median on free poses)
+    /// when the default is not what its controller pays: a decision, with its evidence in a
+    /// comment beside it. `lower --budget-us` overrides it.
+    #[serde(default)]
+    pub budget_us: Option<f64>,
 }
 
 /// `allow:` with nothing after it is an empty list, not an error.
@@ -249,6 +254,15 @@ fn load_config(
     }
     if let Some(c) = &loaded.config {
         super::allow::check_entries(&c.allow, &loaded.robot, path, &text)?;
+        if let Some(b) = c.budget_us
+            && !(b.is_finite() && b > 0.0)
+        {
+            return Err(Error::at(
+                path,
+                key_line(&text, "budget_us"),
+                format!("budget_us {b} must be a positive number of µs"),
+            ));
+        }
     }
     Ok(loaded)
 }
