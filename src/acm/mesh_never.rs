@@ -18,6 +18,11 @@ use crate::truth::mesh::MeshTruth;
 
 /// Boxes one pair may use.
 pub const MESH_NEVER_BOXES: usize = 65_536;
+/// Node and triangle pairs the proof may examine over all its boxes: what bounds its time
+/// on dense meshes (a box there can cost milliseconds: UR10's shoulder/wrist_1 ran 366 s
+/// on boxes alone), counted so the outcome does not depend on the machine. PR2's
+/// forearm/gripper_palm proof needs 62 million (1.4 s).
+pub const MESH_NEVER_WORK: u64 = 100_000_000;
 /// Pairs with more joints between them than this are not tried (the boxes a proof needs
 /// grow with the power of the joints).
 pub const MESH_NEVER_MAX_DOFS: usize = 3;
@@ -161,6 +166,7 @@ pub fn mesh_branch_and_bound(
     // gap is, after a few dozen boxes, not after the whole budget.
     let mut stack = vec![(lo, hi)];
     let mut boxes = 0;
+    let mut work = 0;
     while let Some((lo, hi)) = stack.pop() {
         if boxes >= budget {
             return MeshOutcome::Unproven { boxes };
@@ -170,7 +176,8 @@ pub fn mesh_branch_and_bound(
         let half: Vec<f64> = (0..n).map(|i| 0.5 * (hi[i] - lo[i])).collect();
         let here = axes(model, ws, chain, a, b);
         let (pa, pb) = (iso(ws, a), iso(ws, b));
-        match truth.apart_beyond(a, &pa, b, &pb, |c, r| room(&here, &half, c, r)) {
+        let room_here = |c, r| room(&here, &half, c, r);
+        match truth.apart_beyond(a, &pa, b, &pb, room_here, &mut work, MESH_NEVER_WORK) {
             None => return MeshOutcome::Unproven { boxes },
             Some(true) => continue,
             Some(false) => {}

@@ -663,8 +663,10 @@ impl MeshTruth {
 
     /// Are the surfaces of `a` and `b`, placed at `pa` and `pb`, apart by more than the
     /// margin plus `room(c, r)` for every part of `b` within `r` of `c` (`b`'s frame)?
-    /// `None` when a link has no mesh. A `room` that bounds how far those points can move
-    /// against `a` makes the answer hold over every placement they can move to.
+    /// `None` when a link has no mesh, or when the work (node pairs and triangle pairs
+    /// examined, added to `work`) passes `limit`. A `room` that bounds how far those points
+    /// can move against `a` makes the answer hold over every placement they can move to.
+    #[allow(clippy::too_many_arguments)]
     pub fn apart_beyond(
         &self,
         a: usize,
@@ -672,6 +674,8 @@ impl MeshTruth {
         b: usize,
         pb: &Iso,
         room: impl Fn(V3, f64) -> f64,
+        work: &mut u64,
+        limit: u64,
     ) -> Option<bool> {
         let (Some(Some(la)), Some(Some(lb))) = (self.links.get(a), self.links.get(b)) else {
             return None;
@@ -683,7 +687,13 @@ impl MeshTruth {
         };
         let b_to_a = Rigid::between(pa, pb);
         let mut simplex = VoronoiSimplex::new();
+        let spent = std::cell::Cell::new(*work);
         let check = |n1: &BvhNode, n2: &BvhNode| {
+            spent.set(spent.get() + 1);
+            // Past the limit every pair is pruned: the answer is thrown away below.
+            if spent.get() > limit {
+                return false;
+            }
             let bx = n2.aabb();
             b_to_a.boxes_meet(&n1.aabb(), &bx, tol_of(&bx))
         };
@@ -692,6 +702,7 @@ impl MeshTruth {
             .bvh()
             .leaf_pairs(lb.mesh.bvh(), check)
             .any(|(i, j)| {
+                spent.set(spent.get() + 1);
                 if (i as usize) >= la.mesh.num_triangles()
                     || (j as usize) >= lb.mesh.num_triangles()
                 {
@@ -714,6 +725,10 @@ impl MeshTruth {
                 boxes_meet(&ta.local_aabb(), &tb.local_aabb(), tol)
                     && triangles_meet(&ta, &tb, tol, &mut simplex)
             });
+        *work = spent.get();
+        if *work > limit {
+            return None;
+        }
         Some(!meet)
     }
 }
