@@ -17,7 +17,13 @@ fn path_str(p: &Path) -> &str {
 }
 
 fn lower_write(config: &Path) -> String {
-    let out = run(&["lower", path_str(config), "--write", "-q"]);
+    lower_write_with(config, &[])
+}
+
+fn lower_write_with(config: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["lower", path_str(config), "--write", "-q"];
+    args.extend_from_slice(extra);
+    let out = run(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -336,7 +342,8 @@ fn committed_ur5_records_its_refinement_reasons() {
 #[test]
 fn a_refined_link_and_its_mirror_image_get_the_same_geometry() {
     let (_dir, config) = ScratchRobot::folder("mirror_arms").build();
-    let text = lower_write(&config);
+    // Its post never meets the arm's real mesh: proven, the pair would be left to the ACM.
+    let text = lower_write_with(&config, &["--no-mesh-proofs"]);
     let m = collide::manifest::parse_manifest(Path::new("mirror_arms"), &text).unwrap();
     let link = |n: &str| m.links.iter().find(|l| l.name == n).unwrap();
     let (left, right) = (link("left_arm"), link("right_arm"));
@@ -422,7 +429,8 @@ fn steps(stdout: &[u8]) -> Vec<String> {
 #[test]
 fn a_rest_trip_is_settled_first_with_the_cheapest_change_that_clears_it() {
     let (_dir, config) = ScratchRobot::folder("rest_first").build();
-    let out = common::collide_ok(&["lower", path_str(&config), "--write"]);
+    // Its pairs never meet on the real meshes: proven, they would be left to the ACM.
+    let out = common::collide_ok(&["lower", path_str(&config), "--write", "--no-mesh-proofs"]);
     let steps = steps(&out.stdout);
     assert!(
         steps[0].contains(": arm (<= 2 pieces);")
@@ -450,7 +458,9 @@ fn a_rest_trip_is_settled_first_with_the_cheapest_change_that_clears_it() {
 #[test]
 fn where_all_tight_is_the_answer_the_refinement_ends_with_it() {
     let (_dir, config) = ScratchRobot::folder("all_tight").build();
-    let refined = lower_write(&config);
+    // The cans never meet on the real meshes: proven, the pair would be left to the ACM
+    // (tested below in `a_pair_proven_never_on_the_meshes_is_left_to_the_acm`).
+    let refined = lower_write_with(&config, &["--no-mesh-proofs"]);
     let (_dir2, config2) = ScratchRobot::folder("all_tight").build();
     common::collide_ok(&[
         "lower",
@@ -476,6 +486,31 @@ fn where_all_tight_is_the_answer_the_refinement_ends_with_it() {
     }
 }
 
+/// A pair whose real meshes never meet (tests/robots/all_tight: two coaxial cans 5 mm apart)
+/// costs no refinement: `lower` leaves it to `acm regenerate`, which exempts it with the proof
+/// on the meshes, and the rest pose is clear there.
+#[test]
+fn a_pair_proven_never_on_the_meshes_is_left_to_the_acm() {
+    let (_dir, config) = ScratchRobot::folder("all_tight").build();
+    let out = common::collide_ok(&["lower", path_str(&config), "--write"]);
+    assert!(
+        steps(&out.stdout).is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    common::collide_ok(&["acm", "regenerate", path_str(&config), "--write", "-q"]);
+    let text = std::fs::read_to_string(config.with_file_name("manifest.yaml")).unwrap();
+    let m = collide::manifest::parse_manifest(Path::new("all_tight"), &text).unwrap();
+    assert!(
+        m.acm
+            .iter()
+            .any(|r| r.reason == "never" && r.proof.starts_with("meshes never within the margin")),
+        "{text}"
+    );
+    assert!(m.rest_pose.clear);
+    common::collide_ok(&["verify", path_str(&config.with_file_name("manifest.yaml"))]);
+}
+
 /// Links that mirror each other get the same kind and piece count even when only one side
 /// has a neighbour to keep out (tests/robots/mirror_grooves: a ball slides along the left
 /// slab's shallow groove; the right slab, its mirror image, has nothing near it). Each side's
@@ -483,7 +518,8 @@ fn where_all_tight_is_the_answer_the_refinement_ends_with_it() {
 #[test]
 fn mirrored_links_get_equal_kinds_and_piece_counts() {
     let (_dir, config) = ScratchRobot::folder("mirror_grooves").build();
-    let text = lower_write(&config);
+    // The ball never meets the groove's real mesh: proven, the pair would be left to the ACM.
+    let text = lower_write_with(&config, &["--no-mesh-proofs"]);
     let m = collide::manifest::parse_manifest(Path::new("mirror_grooves"), &text).unwrap();
     let link = |n: &str| m.links.iter().find(|l| l.name == n).unwrap();
     let (left, right) = (link("left_slab"), link("right_slab"));

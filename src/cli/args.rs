@@ -179,6 +179,9 @@ pub struct LowerArgs {
     /// Median kernel cost per check_self_collision the refinement may reach, in µs (estimated; default 5 for an arm of at most 12 links with geometry, 40 otherwise).
     #[arg(long, value_name = "US", allow_hyphen_values = true)]
     pub budget_us: Option<f64>,
+    /// Clear with geometry even the pairs proven never to meet on the real meshes (which `acm regenerate` exempts), instead of leaving them out of the refinement.
+    #[arg(long)]
+    pub no_mesh_proofs: bool,
     /// The manifest (default: manifest.yaml beside the robot config).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,

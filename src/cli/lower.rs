@@ -43,6 +43,7 @@ pub fn run(args: LowerArgs) -> Result<i32> {
     let options = LowerOptions {
         refine: (!args.no_refine).then(|| RefineOptions {
             budget_us,
+            mesh_proofs: !args.no_mesh_proofs,
             ..RefineOptions::default()
         }),
         fit: FitOptions {

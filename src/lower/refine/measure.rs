@@ -239,6 +239,11 @@ impl<'a> Judge<'a> {
             .filter(|p| !far_set.contains(p) && !touched.contains(p) && !rest_touching.contains(p))
             .collect();
         let base = crate::acm::never::mid_range(&k.model);
+        let candidates = if options.mesh_proofs {
+            candidates
+        } else {
+            Vec::new()
+        };
         let meshes_apart: Vec<(usize, usize)> = candidates
             .par_iter()
             .map_init(

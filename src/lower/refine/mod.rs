@@ -141,6 +141,9 @@ pub struct RefineOptions {
     pub seed: u64,
     /// `None`: by the robot's size ([`ARM_BUDGET_US`], [`ROBOT_BUDGET_US`]).
     pub budget_us: Option<f64>,
+    /// Leave out the pairs proven never to meet on the real meshes (`acm regenerate`
+    /// exempts them); without it, they are cleared by geometry like any other.
+    pub mesh_proofs: bool,
 }
 
 impl Default for RefineOptions {
@@ -149,6 +152,7 @@ impl Default for RefineOptions {
             poses: REFINE_POSES,
             seed: REFINE_SEED,
             budget_us: None,
+            mesh_proofs: true,
         }
     }
 }
