@@ -414,6 +414,8 @@ fn gjk_cso_impl<C: Cso>(
     };
 
     let mut prev_ub = f64::INFINITY;
+    let mut prev_simplex: Option<Simplex> = None;
+    let wants_weights = weights.is_some();
     let (mut epa_iterations, mut epa_proposals) = (0u32, 0u32);
     let mut in_overlap = |s: &Simplex, bound: &mut Bound, iterations: &mut u32| {
         let epa_counts = (&mut epa_iterations, &mut epa_proposals);
@@ -442,9 +444,18 @@ fn gjk_cso_impl<C: Cso>(
             if upper - bound.lower <= tol {
                 break (bound.lower, upper, true);
             }
-            if upper >= prev_ub || iterations >= max_iter.max(1) {
-                // No progress (rounding floor) or cap reached; at least one scan was made.
-                break (bound.lower, upper, upper >= prev_ub);
+            if upper >= prev_ub {
+                // No progress: the rounding floor, where the last point (nearly coplanar
+                // with the simplex) can make its nearest point worse. The simplex before it
+                // is the better one, and the one a caller weighs for witness points.
+                if let Some(prev) = prev_simplex {
+                    s = prev;
+                }
+                break (bound.lower, prev_ub, true);
+            }
+            if iterations >= max_iter.max(1) {
+                // Cap reached; at least one scan was made.
+                break (bound.lower, upper, false);
             }
             prev_ub = upper;
             let d = neg(v);
@@ -453,6 +464,9 @@ fn gjk_cso_impl<C: Cso>(
             bound.fold(w, d, upper);
             if upper - bound.lower <= tol || s.contains(ia, ib) {
                 break (bound.lower, upper, true);
+            }
+            if wants_weights {
+                prev_simplex = Some(s);
             }
             s.push(w, ia, ib);
             v = s.closest();
