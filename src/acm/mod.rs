@@ -276,21 +276,38 @@ impl<'k> PairDecider<'k> {
     /// Decides every pair of links with geometry, in the kernel's pair order.
     pub fn decide_all(&self) -> Vec<PairResult> {
         let model = &self.k.model;
-        let pairs: Vec<usize> = (0..model.checked_pairs().len()).collect();
-        let bar = crate::progress::bar(pairs.len() as u64, "deciding pairs");
-        let decided = pairs
+        // The pairs with the most joints between their links first: their searches are the
+        // long ones, and one started last would leave the other cores idle to its end. The
+        // results go back to pair order, so the order of the work changes no output.
+        let mut order: Vec<usize> = (0..model.checked_pairs().len()).collect();
+        let dofs = |pi: usize| {
+            let (a, b) = model.checked_pairs()[pi];
+            chain::PairChain::new(model, a, b).dofs.len()
+        };
+        let cost: Vec<usize> = order.iter().map(|&pi| dofs(pi)).collect();
+        order.sort_by_key(|&pi| std::cmp::Reverse(cost[pi]));
+        let bar = crate::progress::bar(order.len() as u64, "deciding pairs");
+        let decided: Vec<(usize, PairResult)> = order
             .par_iter()
+            .with_max_len(1)
             .map_init(
                 || model.workspace(),
                 |ws, &pi| {
                     let p = self.decide(ws, pi);
                     bar.inc(1);
-                    p
+                    (pi, p)
                 },
             )
             .collect();
         bar.finish_and_clear();
-        decided
+        let mut slots: Vec<Option<PairResult>> = (0..decided.len()).map(|_| None).collect();
+        for (pi, p) in decided {
+            slots[pi] = Some(p);
+        }
+        slots
+            .into_iter()
+            .map(|p| p.expect("every pair decided"))
+            .collect()
     }
 
     /// Decides checked pair `pi`.

@@ -24,12 +24,12 @@ pub fn sample(k: &LoadedKernel, m: &Manifest, samples: usize, seed: u64) -> Samp
     let bar = crate::progress::bar(samples as u64, "sampling poses");
     let overlapping = for_each_pose(model, seed, samples, |p, _| {
         bar.inc(1);
-        model.check_self_collision_with_margin(&p.q, &mut p.ws, overlap_only, true);
-        p.ws.pair_distances()
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| **d <= 0.0)
-            .map(|(k, _)| k as u32)
+        model.fk(&p.q, &mut p.ws);
+        (0..pairs.len())
+            .filter(|&k| {
+                model.pair_distance_below(k, &mut p.ws, overlap_only, f64::NEG_INFINITY) <= 0.0
+            })
+            .map(|k| k as u32)
             .collect::<Vec<u32>>()
     });
     bar.finish_and_clear();
