@@ -48,6 +48,16 @@ enum Sampler {
     Box(V3, Mat3, V3),
 }
 
+impl Sampler {
+    /// The volume the three uniform numbers are spread over.
+    fn volume(&self) -> f64 {
+        match self {
+            Sampler::Capsule { r, l, .. } => (l + 2.0 * r) * 4.0 * r * r,
+            Sampler::Box(_, _, he) => 8.0 * he[0] * he[1] * he[2],
+        }
+    }
+}
+
 impl Shape {
     fn of(p: &Primitive) -> Shape {
         match p {
@@ -135,6 +145,10 @@ impl Shape {
     }
 }
 
+/// The least share of its sampler's volume a shape must fill for [`union_volume`] to
+/// sample it by rejection (a hull fills a sixth of its box or more unless it is flat).
+const MIN_ACCEPTANCE: f64 = 1.0 / 64.0;
+
 /// Volume of the union of the primitives: exact for one; for several,
 /// `V = Σ_i V_i · P(a uniform point of shape i lies in no shape j < i)`, each
 /// probability estimated from `samples / n` points drawn uniformly inside
@@ -150,6 +164,12 @@ pub fn union_volume(prims: &[Primitive], samples: usize, seed: u64) -> f64 {
     let mut total = 0.0;
     for (i, s) in shapes.iter().enumerate() {
         if i == 0 {
+            total += s.volume;
+            continue;
+        }
+        // A flat or needle-thin hull fills almost none of its box: rejection would draw for
+        // minutes. It counts whole (an upper estimate of a volume about zero anyway).
+        if s.volume <= s.sampler.volume() * MIN_ACCEPTANCE {
             total += s.volume;
             continue;
         }
