@@ -102,3 +102,25 @@ impl Table {
         out
     }
 }
+
+/// Lines of `text` (its whitespace runs, newlines included, made single spaces), each
+/// `prefix` then words, wrapped at about `width` columns (a word longer than that keeps a
+/// line of its own).
+pub fn wrapped(prefix: &str, text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && prefix.len() + line.len() + 1 + word.len() > width {
+            out += &format!("{prefix}{line}\n");
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line += word;
+    }
+    if !line.is_empty() {
+        out += &format!("{prefix}{line}\n");
+    }
+    out
+}

@@ -414,14 +414,15 @@ fn user_table(user: &[UserRow]) -> String {
         "\nuser exemptions (the config's `allow:`, not proven; contacts on {} seeded poses):\n",
         crate::text::thousands(poses)
     );
+    // The reasons follow the table, wrapped: inside it, one made it 200 columns wide.
     let mut t = Table::new(&[
         "link a",
         "link b",
-        "reason",
         "status",
         "meshes touch",
         "primitives overlap",
     ]);
+    let mut reasons = String::new();
     for u in user {
         let status = match &u.status {
             UserStatus::Exempt if u.unnecessary() => "unnecessary".to_string(),
@@ -434,15 +435,24 @@ fn user_table(user: &[UserRow]) -> String {
         t.row(vec![
             u.a.clone(),
             u.b.clone(),
-            u.reason.clone(),
             status,
             meshes,
             share(u.primitive_overlaps, u.poses),
         ]);
+        reasons += &crate::text::wrapped(
+            "    ",
+            &format!("{} - {}: {}", u.a, u.b, u.reason),
+            REASON_WIDTH,
+        );
     }
     out += &t.render();
+    out += "reasons:\n";
+    out += &reasons;
     out
 }
+
+/// Columns the user exemptions' wrapped reasons keep to.
+const REASON_WIDTH: usize = 100;
 
 fn user_json(u: &UserRow) -> serde_json::Value {
     let (status, by) = match &u.status {

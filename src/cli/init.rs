@@ -2,8 +2,9 @@
 
 use super::args::InitArgs;
 use crate::error::{Error, Result};
-use crate::init::{Init, InitOptions, RestChoice, pair_list, plan, wrapped, write};
+use crate::init::{Init, InitOptions, RestChoice, pair_list, plan, write};
 use crate::text::Table;
+use crate::text::wrapped;
 use crate::truth::design::AtPose;
 
 /// Columns the summary's wrapped lines keep to.

@@ -40,31 +40,9 @@ fn number(v: f64) -> String {
     format!("{v:?}")
 }
 
-/// Lines of `text` (made one line), each `prefix` then words, wrapped at about `width`
-/// columns; a word longer than the line gets a line of its own.
-pub fn wrapped(prefix: &str, text: &str, width: usize) -> String {
-    let text = one_line(text);
-    let mut out = String::new();
-    let mut line = String::new();
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
-        if !line.is_empty() && prefix.len() + line.len() + 1 + word.len() > width {
-            out += &format!("{prefix}{line}\n");
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line += word;
-    }
-    if !line.is_empty() {
-        out += &format!("{prefix}{line}\n");
-    }
-    out
-}
-
 /// Comment lines of `text`, wrapped at about 92 columns, each `indent# ...`.
 pub(super) fn comment(indent: &str, text: &str) -> String {
-    wrapped(&format!("{indent}# "), text, 92)
+    crate::text::wrapped(&format!("{indent}# "), text, 92)
 }
 
 /// Why the rest poses before the choice were not taken.

@@ -26,7 +26,6 @@ use crate::io::srdf::read_srdf;
 use crate::kernel::model::JointKind;
 use crate::manifest::kernel::{LoadedKernel, load_kernel};
 use crate::manifest::{self, Manifest};
-use crate::messages::one_line;
 use crate::model::TruthGeometry;
 use crate::truth::design::{self, AtPose, Candidate, SearchOptions};
 use crate::truth::mesh::MeshTruth;
@@ -37,7 +36,7 @@ use std::path::{Path, PathBuf};
 mod config;
 mod truth;
 
-pub use config::{adopted_reason, pair_list, wrapped, write};
+pub use config::{adopted_reason, pair_list, write};
 use config::{comment, config_text, tried_text};
 pub use truth::CoarsePair;
 use truth::{coarse_evidence, truth_text};
