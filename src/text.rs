@@ -1,6 +1,6 @@
 //! Text every command prints: plain-text tables with aligned columns (numbers
-//! right-aligned), number formats, and markup escaping. A leaf: it imports nothing from
-//! the crate.
+//! right-aligned), number formats, markup escaping and wrapped prose. A leaf: it imports
+//! only the leaf `messages` (one-line escaping).
 
 /// Metres as millimetres with one decimal: `0.0123` -> `12.3`.
 pub fn mm(v: f64) -> String {
@@ -103,13 +103,14 @@ impl Table {
     }
 }
 
-/// Lines of `text` (its whitespace runs, newlines included, made single spaces), each
+/// Lines of `text` (made one line: control characters escaped, as in messages), each
 /// `prefix` then words, wrapped at about `width` columns (a word longer than that keeps a
 /// line of its own).
 pub fn wrapped(prefix: &str, text: &str, width: usize) -> String {
+    let text = crate::messages::one_line(text);
     let mut out = String::new();
     let mut line = String::new();
-    for word in text.split_whitespace() {
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
         if !line.is_empty() && prefix.len() + line.len() + 1 + word.len() > width {
             out += &format!("{prefix}{line}\n");
             line.clear();
