@@ -26,6 +26,19 @@ fn regenerate(config: &Path, extra: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&common::collide_ok(&args).stdout).unwrap()
 }
 
+/// `acm regenerate`'s printed report on 300 samples (the run must succeed).
+fn printed(config: &Path, extra: &[&str]) -> String {
+    let mut args = vec![
+        "acm",
+        "regenerate",
+        config.to_str().unwrap(),
+        "--samples",
+        "300",
+    ];
+    args.extend(extra);
+    text(&common::collide_ok(&args).stdout)
+}
+
 fn pair<'r>(report: &'r serde_json::Value, a: &str, b: &str) -> &'r serde_json::Value {
     report["pairs"]
         .as_array()
@@ -689,15 +702,7 @@ fn an_open_mesh_inside_a_solid_everywhere_is_always_by_its_vertices() {
 #[test]
 fn an_allowed_pair_is_shown_as_user_and_the_tables_name_their_next_step() {
     let (_d, config) = lowered(ScratchRobot::new("acm_user.urdf").config_extra(USER_ALLOW));
-    let o = run(&[
-        "acm",
-        "regenerate",
-        config.to_str().unwrap(),
-        "--samples",
-        "300",
-    ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let out = text(&o.stdout);
+    let out = printed(&config, &[]);
     let sampling = &out[out.find("sampling (").expect("the sampling table")..];
     let row = |a: &str, b: &str| {
         sampling
@@ -726,15 +731,7 @@ fn a_long_user_reason_is_wrapped_below_the_table() {
                   them, naming the evidence: meshes touch in 93.7 % of seeded poses)";
     let allow = format!("allow:\n  - {{a: cup, b: hammer, reason: \"{reason}\"}}\n");
     let (_d, config) = lowered(ScratchRobot::new("acm_user.urdf").config_extra(&allow));
-    let o = run(&[
-        "acm",
-        "regenerate",
-        config.to_str().unwrap(),
-        "--samples",
-        "300",
-    ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let out = text(&o.stdout);
+    let out = printed(&config, &[]);
     let start = out.find("user exemptions (").expect("the user table");
     let section = &out[start..];
     let section = &section[..section.find("\n\n").unwrap_or(section.len())];
@@ -760,10 +757,7 @@ fn a_long_user_reason_is_wrapped_below_the_table() {
 #[test]
 fn a_truncated_table_says_how_many_rows_it_left_out() {
     let (_d, config) = ScratchRobot::committed("franka_panda").build();
-    let c = config.to_str().unwrap();
-    let o = run(&["acm", "regenerate", c, "--samples", "300", "-q"]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let out = text(&o.stdout);
+    let out = printed(&config, &["-q"]);
     let report = regenerate(&config, &[]);
     let colliding = report["sampling"]["colliding"].as_array().unwrap().len();
     assert!(colliding > 15, "{colliding}: the case needs a long table");

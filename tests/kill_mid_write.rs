@@ -20,17 +20,20 @@ fn listing(dir: &Path) -> Vec<String> {
     names
 }
 
+/// `lower`'s arguments after the robot, before the manifest's path.
+const LOWER_ARGS: [&str; 5] = [
+    "--write",
+    "--allow-loosen",
+    "--no-refine",
+    "--quiet",
+    "--out",
+];
+
 fn lower(out: &Path) -> Command {
     let mut cmd = common::collide();
     cmd.arg("lower")
         .arg(common::repo().join("robots/so100/robot.yaml"))
-        .args([
-            "--write",
-            "--allow-loosen",
-            "--no-refine",
-            "--quiet",
-            "--out",
-        ])
+        .args(LOWER_ARGS)
         .arg(out)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
@@ -135,13 +138,7 @@ fn lower_with_size_limit(out: &Path, ignore_signal: bool) -> std::process::Outpu
         .arg(env!("CARGO_BIN_EXE_collide"))
         .arg("lower")
         .arg(common::repo().join("robots/so100/robot.yaml"))
-        .args([
-            "--write",
-            "--allow-loosen",
-            "--no-refine",
-            "--quiet",
-            "--out",
-        ])
+        .args(LOWER_ARGS)
         .arg(out)
         .output()
         .unwrap()

@@ -280,14 +280,12 @@ impl<'k> PairDecider<'k> {
         // long ones, and one started last would leave the other cores idle to its end. The
         // results go back to pair order, so the order of the work changes no output.
         let mut order: Vec<usize> = (0..model.checked_pairs().len()).collect();
-        let dofs = |pi: usize| {
+        order.sort_by_cached_key(|&pi| {
             let (a, b) = model.checked_pairs()[pi];
-            chain::PairChain::new(model, a, b).dofs.len()
-        };
-        let cost: Vec<usize> = order.iter().map(|&pi| dofs(pi)).collect();
-        order.sort_by_key(|&pi| std::cmp::Reverse(cost[pi]));
+            std::cmp::Reverse(chain::PairChain::new(model, a, b).dofs.len())
+        });
         let bar = crate::progress::bar(order.len() as u64, "deciding pairs");
-        let decided: Vec<(usize, PairResult)> = order
+        let mut decided: Vec<(usize, PairResult)> = order
             .par_iter()
             .with_max_len(1)
             .map_init(
@@ -300,14 +298,8 @@ impl<'k> PairDecider<'k> {
             )
             .collect();
         bar.finish_and_clear();
-        let mut slots: Vec<Option<PairResult>> = (0..decided.len()).map(|_| None).collect();
-        for (pi, p) in decided {
-            slots[pi] = Some(p);
-        }
-        slots
-            .into_iter()
-            .map(|p| p.expect("every pair decided"))
-            .collect()
+        decided.sort_by_key(|&(pi, _)| pi);
+        decided.into_iter().map(|(_, p)| p).collect()
     }
 
     /// Decides checked pair `pi`.

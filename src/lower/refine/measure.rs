@@ -233,17 +233,14 @@ impl<'a> Judge<'a> {
             .map(|&(a, b)| (a as usize, b as usize))
             .collect();
         let far_set: BTreeSet<&(usize, usize)> = far.iter().collect();
+        // `--no-mesh-proofs`: no candidate, every pair cleared by geometry.
         let candidates: Vec<(usize, usize)> = pairs
             .iter()
             .copied()
+            .filter(|_| options.mesh_proofs)
             .filter(|p| !far_set.contains(p) && !touched.contains(p) && !rest_touching.contains(p))
             .collect();
         let base = crate::acm::never::mid_range(&k.model);
-        let candidates = if options.mesh_proofs {
-            candidates
-        } else {
-            Vec::new()
-        };
         let meshes_apart: Vec<(usize, usize)> = candidates
             .par_iter()
             .map_init(
