@@ -372,7 +372,7 @@ fn a_refined_link_and_its_mirror_image_get_the_same_geometry() {
 }
 
 /// The contact-aware cuts learn from the poses away from rest (tests/robots/groove): a ball
-/// slides along a slab's shallow groove, 0.3 m beyond the slab at rest. The groove is 1.5 % of
+/// slides along a slab's shallow groove, 0.3 m beyond the slab at rest. The groove is 0.36 % of
 /// the slab's hull, so the volume rule leaves the slab one hull, which the ball sits in on its
 /// way along: where the ball reaches the slab, the slab is cut so the ball's vertices stay
 /// out of its pieces; where its slide stops short of the slab, nothing is to be kept out.
