@@ -452,6 +452,44 @@ fn a_rest_trip_is_settled_first_with_the_cheapest_change_that_clears_it() {
     assert!(verified.status.success());
 }
 
+/// When the budget cannot buy the change that clears a rest trip, the summary says that the
+/// rest trip is what stopped the refinement (every pose reached from rest is refused), and
+/// prices the change in the still-tripping table (tests/robots/rest_first at a budget nothing
+/// fits in).
+#[test]
+fn a_rest_trip_the_budget_cannot_buy_is_named_as_what_stopped_the_refinement() {
+    let (_dir, config) = ScratchRobot::folder("rest_first").build();
+    let out = common::collide_ok(&[
+        "lower",
+        path_str(&config),
+        "--no-mesh-proofs",
+        "--budget-us",
+        "0.01",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let stopped = text
+        .lines()
+        .find(|l| l.starts_with("refinement on "))
+        .expect("the refinement's line");
+    assert!(
+        stopped.contains("the rest pose still trips on arm/post")
+            && stopped.contains("within the budget of 0.01 µs"),
+        "{text}"
+    );
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("arm/post "))
+        .expect("arm/post in the still-tripping table");
+    assert!(
+        row.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<f64>()
+            .is_ok(),
+        "its depth at rest: {row}"
+    );
+}
+
 /// Where box + hull on every link is the answer (tests/robots/all_tight: two coaxial cans 5 mm
 /// apart, whose capsules overlap at rest; a can is convex, so no decomposition does better),
 /// the refinement starts from all-tight and ends with its geometry: no worse than all-tight.

@@ -784,7 +784,17 @@ pub fn refine(
         if !unsettled.is_empty() && r.relax()? {
             unsettled = r.settle_rest()?;
         }
-        let stopped = r.free_steps()?;
+        let mut stopped = r.free_steps()?;
+        // The free-pose steps still ran, but while the rest pose trips every ray from it is
+        // refused: what stopped the refinement, for the user, is the rest trip.
+        if let Some(trip) = unsettled.first() {
+            stopped = format!(
+                "{stopped}; the rest pose still trips on {}/{} ({} pair(s) in all), which no change within the budget of {budget_us} µs clears, so every pose reached from rest is refused until it is settled (see below)",
+                trip.pair.0,
+                trip.pair.1,
+                unsettled.len()
+            );
+        }
         (start, stopped, r.price_unsettled(unsettled)?)
     };
     let shown = r.judge.shown(&r.k)?;
