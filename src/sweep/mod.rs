@@ -27,6 +27,8 @@
 //! Deterministic: pose `i` comes from `(seed, i)` alone and results are gathered by index, so
 //! the thread count changes nothing but the timings.
 
+pub mod world;
+
 use crate::error::{Error, Result};
 use crate::fit::{self, FitOptions, Kind};
 use crate::geom::mesh::TriMesh;
