@@ -59,7 +59,8 @@ pub struct Scene {
 pub fn load_scene(path: &Path, pitch: f64, limits: &MeshLimits) -> Result<Scene> {
     if !(pitch.is_finite() && pitch > 0.0) {
         return Err(Error::input(format!(
-            "--pitch {pitch}: the cell side must be a finite length > 0 (metres)"
+            "{}: --pitch {pitch}: the cell side must be a finite length > 0 (metres)",
+            path.display()
         )));
     }
     let mesh = load_mesh(path, [1.0; 3], limits)?;
