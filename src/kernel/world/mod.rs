@@ -20,6 +20,7 @@ pub mod payload;
 pub mod scene;
 pub mod solid;
 pub mod voxelise;
+pub mod witness;
 
 pub use check::{LinkSelection, Obstacle, WorldBody, WorldHit, WorldResult};
 pub use grid::{MAX_BRICK_SPAN, MAX_CELLS, MAX_INDEX, OccupancyGrid};
