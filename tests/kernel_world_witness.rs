@@ -6,8 +6,10 @@
 //! * the witness's distance is the check's least value (exact inside the reach);
 //! * `|point_a − point_b| = |distance|`;
 //! * `point_a` lies on the body and `point_b` on the obstacle (parry's point distance to
-//!   the solids 0); apart, each is at `distance` from the other solid (closest points) and
-//!   parry's distance between the solids agrees; in overlap each lies inside the other.
+//!   the solids 0); apart, each is at `distance` from the other solid (parry's point
+//!   projection: closest points) and parry's GJK distance is not below it; in overlap,
+//!   along `point_a − point_b` the body's farthest point and the obstacle's nearest, and
+//!   `distance` parry's penetration depth (its EPA) within 1e-6 m.
 
 mod common;
 
@@ -242,10 +244,10 @@ fn run(m: &Model, poses: usize, seed: u64) -> (usize, usize) {
                         .map(|x| x.distance)
                 })
                 .fold(f64::INFINITY, f64::min);
-            assert!(
-                parry >= d - 1e-9 && parry <= d + 5e-5,
-                "{ctx}: parry {parry}"
-            );
+            // parry's GJK gives the distance of two points of the solids, an upper estimate
+            // (it stalls above the truth by up to ~3e-4 m on flat boxes here, where the
+            // point projections above confirm the witness): never below the exact value.
+            assert!(parry >= d - 1e-9, "{ctx}: parry {parry}");
         } else if d < -1e-6 {
             overlap += 1;
             // Along n = (a - b)/|a - b| (the obstacle's way out), a is the body's farthest
