@@ -88,7 +88,7 @@ pub enum CollideObstacle {
 
 /// The world check's answer for one configuration.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct CollideWorldResult {
     /// A body (a link's primitive or a payload) is at or below `margin` from an occupied
     /// cell's box, a fixture, or (payloads) a link that does not hold it. Never false when
@@ -110,6 +110,16 @@ pub struct CollideWorldResult {
     pub cell: [i32; 3],
     /// The fixture index, link index or payload id, else -1.
     pub index: i64,
+    /// Witness points of that body and what it came near (world frame, metres), when the
+    /// session computes them (`collide_session_set_witness`), the full check ran (not the
+    /// verdict-only or coherent forms) and `min_distance <= margin + 0.01` (where it is
+    /// exact): apart, their closest points (`point_a` on the body); in overlap, the body's
+    /// point deepest in the obstacle and the obstacle's deepest in the body, so that
+    /// `point_a - point_b` is the shortest translation of the obstacle that separates them.
+    /// Always `|point_a - point_b| = |min_distance|`. NaN otherwise (and in batches).
+    pub point_a: [f64; 3],
+    /// The witness point on the obstacle; NaN when `point_a` is.
+    pub point_b: [f64; 3],
 }
 
 impl CollideWorldResult {
@@ -122,6 +132,8 @@ impl CollideWorldResult {
         obstacle: CollideObstacle::None,
         cell: [0; 3],
         index: -1,
+        point_a: [f64::NAN; 3],
+        point_b: [f64::NAN; 3],
     };
 
     fn of(r: &WorldResult, within_limits: bool, verdict_only: bool) -> CollideWorldResult {
@@ -152,6 +164,27 @@ impl CollideWorldResult {
             };
         }
         out
+    }
+}
+
+/// Bit for bit: the NaN a result holds where it has no value equals itself.
+impl PartialEq for CollideWorldResult {
+    fn eq(&self, o: &Self) -> bool {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let floats = |r: &Self| {
+            let mut v = vec![r.min_distance];
+            v.extend(r.point_a);
+            v.extend(r.point_b);
+            bits(&v)
+        };
+        (
+            self.in_collision,
+            self.within_limits,
+            self.link,
+            self.payload,
+        ) == (o.in_collision, o.within_limits, o.link, o.payload)
+            && (self.obstacle, self.cell, self.index) == (o.obstacle, o.cell, o.index)
+            && floats(self) == floats(o)
     }
 }
 
@@ -737,6 +770,17 @@ impl CollideSession {
         let m = &self.model.model;
         m.fk(q, &mut self.ws);
         let r = m.check_placed_world(&self.ws, &w.world, &mut self.world, margin, verdict_only);
-        CollideWorldResult::of(&r, m.within_limits(q), verdict_only)
+        let mut out = CollideWorldResult::of(&r, m.within_limits(q), verdict_only);
+        // NaN (a non-finite value) is not in the band either.
+        if self.witness && !verdict_only && r.min_distance <= margin + m.refine_band() {
+            if let Some(wit) = r
+                .nearest
+                .and_then(|h| m.world_witness(&self.ws, &w.world, &self.world, h))
+            {
+                out.point_a = wit.point_a;
+                out.point_b = wit.point_b;
+            }
+        }
+        out
     }
 }

@@ -124,9 +124,53 @@ fn the_abi_gives_the_kernels_world_verdicts() {
             unsafe {
                 collide_check_world(l.session, w, all[i * dof..].as_ptr(), dof, 0.02, &mut one)
             };
-            assert_eq!(*r, one, "row {i}, {threads} threads");
+            // Debug text: the NaN witness points compare equal.
+            assert_eq!(
+                format!("{r:?}"),
+                format!("{one:?}"),
+                "row {i}, {threads} threads"
+            );
         }
     }
+    // Witness points on request: the kernel's `world_witness` of the nearest hit, bit for
+    // bit, when the least value is in the exact band; NaN otherwise and when not asked.
+    assert_eq!(
+        unsafe { collide_session_set_witness(l.session, 1) },
+        CollideStatus::Ok
+    );
+    let mut with_points = 0;
+    for i in 0..n as usize {
+        let q = &all[i * dof..(i + 1) * dof];
+        let d = k.model.check_world(q, &mut ws, &world, &mut wst, 0.02);
+        let mut r = CollideWorldResult::default();
+        unsafe { collide_check_world(l.session, w, q.as_ptr(), dof, 0.02, &mut r) };
+        let in_band = d.min_distance <= 0.02 + k.model.refine_band();
+        match d.nearest.filter(|_| in_band) {
+            Some(hit) => {
+                let kw = k.model.world_witness(&ws, &world, &wst, hit).unwrap();
+                assert_eq!(r.point_a.map(f64::to_bits), kw.point_a.map(f64::to_bits));
+                assert_eq!(r.point_b.map(f64::to_bits), kw.point_b.map(f64::to_bits));
+                let gap = (0..3)
+                    .map(|k| (r.point_a[k] - r.point_b[k]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                assert!((gap - r.min_distance.abs()).abs() < 1e-8, "pose {i}: {r:?}");
+                with_points += 1;
+            }
+            None => assert!(r.point_a[0].is_nan() && r.point_b[0].is_nan()),
+        }
+        let mut v = CollideWorldResult::default();
+        unsafe { collide_check_world_verdict(l.session, w, q.as_ptr(), dof, 0.02, &mut v) };
+        assert!(
+            v.point_a[0].is_nan(),
+            "the verdict-only check gives no points"
+        );
+    }
+    assert!(with_points > 50, "{with_points}");
+    assert_eq!(
+        unsafe { collide_session_set_witness(l.session, 0) },
+        CollideStatus::Ok
+    );
     unsafe { collide_world_free(w) };
 }
 

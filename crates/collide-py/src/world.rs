@@ -174,7 +174,8 @@ impl World {
 
 /// The world result as the same `CheckResult` `Model.check` returns: `link_a` the robot
 /// link (for a payload, "payload ID on LINK"), `link_b` what it came near ("cell (i, j,
-/// k)", "fixture N", a link name or "payload ID"); `pair` and the witness points None.
+/// k)", "fixture N", a link name or "payload ID"); `pair` None, the witness points when the
+/// session computed them.
 pub(crate) fn world_result(links: &[String], r: &CollideWorldResult) -> CheckResult {
     let link = usize::try_from(r.link).ok().map(|l| links[l].clone());
     let link_a = match (link, r.payload) {
@@ -203,9 +204,14 @@ pub(crate) fn world_result(links: &[String], r: &CollideWorldResult) -> CheckRes
         pair: None,
         link_a,
         link_b,
-        point_a: None,
-        point_b: None,
+        point_a: point(r.point_a),
+        point_b: point(r.point_b),
     }
+}
+
+/// A witness point, `None` when the result has none (NaN).
+fn point(p: [f64; 3]) -> Option<(f64, f64, f64)> {
+    (!p[0].is_nan()).then_some((p[0], p[1], p[2]))
 }
 
 /// `Model.check_world`: one configuration against `world` on a pooled session (no
@@ -217,11 +223,17 @@ pub(crate) fn check_world(
     world: &World,
     margin: f64,
     verdict_only: bool,
+    witness: bool,
 ) -> PyResult<CheckResult> {
     let q = m.q_vec(q)?;
     let w = world.inner.clone();
     let r = py
-        .detach(|| m.with_session(|s| s.check_world(&w, &q, margin, verdict_only)))
+        .detach(|| {
+            m.with_session(|s| {
+                s.set_witness(witness);
+                s.check_world(&w, &q, margin, verdict_only)
+            })
+        })
         .map_err(to_py)?;
     Ok(world_result(&m.links, &r))
 }
@@ -299,8 +311,10 @@ impl WorldSession {
 
     /// The world check at `q` with the payloads; `verdict_only` stops at the first hit;
     /// `coherent` skips the links proven clear since their last exact check (the same
-    /// verdict; docs/world.md, "Coherent mode").
-    #[pyo3(signature = (q, margin, verdict_only=false, coherent=false))]
+    /// verdict; docs/world.md, "Coherent mode"). `witness=True`: the full check fills
+    /// `point_a` (on the body) and `point_b` (on what it came near) when `min_distance` is
+    /// within `margin + 0.01`.
+    #[pyo3(signature = (q, margin, verdict_only=false, coherent=false, witness=false))]
     fn check(
         &mut self,
         py: Python<'_>,
@@ -308,10 +322,12 @@ impl WorldSession {
         margin: f64,
         verdict_only: bool,
         coherent: bool,
+        witness: bool,
     ) -> PyResult<CheckResult> {
         let m = self.model.get();
         let q = m.q_vec(&q)?;
         let (s, w) = (&mut self.inner, &self.world);
+        s.set_witness(witness);
         let r = py
             .detach(|| {
                 if coherent {
