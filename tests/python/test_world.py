@@ -68,6 +68,18 @@ def test_payloads_attach_and_detach(panda):
     assert r.link_b in panda.link_names and r.link_b != last
     s.detach(pid)
     assert s.check(q, 0.0).min_distance == before.min_distance
+    # Held so that it may touch the link it hit: that link is not checked against it; may
+    # it touch every link, the empty world leaves it free.
+    hit = r.link_b
+    pid = s.attach(last, collide.Shape.sphere((0, 0, 0), 0.3), touches=[hit])
+    r2 = s.check(q, 0.0)
+    assert r2.link_b != hit
+    s.detach(pid)
+    pid = s.attach(last, collide.Shape.sphere((0, 0, 0), 0.3), touches=list(panda.link_names))
+    assert s.check(q, 0.0).min_distance == before.min_distance
+    s.detach(pid)
+    with pytest.raises(ValueError, match="no link"):
+        s.attach(last, collide.Shape.sphere((0, 0, 0), 0.3), touches=["not_a_link"])
     with pytest.raises(ValueError, match="no payload"):
         s.detach(pid)
     with pytest.raises(ValueError, match="no link"):

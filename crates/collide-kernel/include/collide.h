@@ -456,6 +456,20 @@ CollideStatus collide_session_attach(CollideSession *session,
                                      const double *rpy,
                                      uint32_t *out_id);
 
+// `collide_session_attach`, and the payload may touch the `n_touches` links `touches`
+// besides `link` (an object held between two fingers touches both): their primitives are
+// not checked against it; the world and every other link are. `touches` may be NULL when
+// `n_touches` is 0. Refused, nothing attached: as `collide_session_attach`, and a link in
+// `touches` that is not the model's. Allocates.
+CollideStatus collide_session_attach_touching(CollideSession *session,
+                                              size_t link,
+                                              const CollideShape *shape,
+                                              const double *xyz,
+                                              const double *rpy,
+                                              const size_t *touches,
+                                              size_t n_touches,
+                                              uint32_t *out_id);
+
 // Detaches payload `id`: the session checks as before it was attached. Status
 // `COLLIDE_STATUS_BAD_ARGUMENT` when the session holds no payload `id`.
 CollideStatus collide_session_detach(CollideSession *session, uint32_t id);

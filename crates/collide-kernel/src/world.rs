@@ -438,7 +438,46 @@ pub unsafe extern "C" fn collide_session_attach(
             }
             let s = session_mut(session)?;
             let shape = shape_of(shape)?;
-            let id = s.attach(link, &shape, origin_of(xyz), origin_of(rpy))?;
+            let id = s.attach(link, &shape, origin_of(xyz), origin_of(rpy), &[])?;
+            *out_id = id;
+        }
+        Ok(())
+    })
+}
+
+/// `collide_session_attach`, and the payload may touch the `n_touches` links `touches`
+/// besides `link` (an object held between two fingers touches both): their primitives are
+/// not checked against it; the world and every other link are. `touches` may be NULL when
+/// `n_touches` is 0. Refused, nothing attached: as `collide_session_attach`, and a link in
+/// `touches` that is not the model's. Allocates.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_attach_touching(
+    session: *mut CollideSession,
+    link: usize,
+    shape: *const CollideShape,
+    xyz: *const f64,
+    rpy: *const f64,
+    touches: *const usize,
+    n_touches: usize,
+    out_id: *mut u32,
+) -> CollideStatus {
+    guard("collide_session_attach_touching", || {
+        // SAFETY: the caller's pointers, checked.
+        unsafe {
+            if out_id.is_null() || xyz.is_null() || rpy.is_null() {
+                return Err(bad("out_id, xyz and rpy must not be null"));
+            }
+            if touches.is_null() && n_touches > 0 {
+                return Err(bad("touches is null but n_touches is not 0"));
+            }
+            let may_touch = if n_touches == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(touches, n_touches)
+            };
+            let s = session_mut(session)?;
+            let shape = shape_of(shape)?;
+            let id = s.attach(link, &shape, origin_of(xyz), origin_of(rpy), may_touch)?;
             *out_id = id;
         }
         Ok(())
@@ -694,9 +733,10 @@ impl CollideSession {
         shape: &Shape,
         xyz: [f64; 3],
         rpy: [f64; 3],
+        may_touch: &[usize],
     ) -> Result<u32, Failure> {
         self.world
-            .attach(&self.model.model, link, shape, xyz, rpy)
+            .attach_touching(&self.model.model, link, shape, xyz, rpy, may_touch)
             .map_err(bad)
     }
 
@@ -708,7 +748,19 @@ impl CollideSession {
         xyz: [f64; 3],
         rpy: [f64; 3],
     ) -> Result<u32, Error> {
-        rust_guard("attach", || self.attach(link, shape, xyz, rpy))
+        rust_guard("attach", || self.attach(link, shape, xyz, rpy, &[]))
+    }
+
+    /// `collide_session_attach_touching` for Rust callers.
+    pub fn attach_payload_touching(
+        &mut self,
+        link: usize,
+        shape: &Shape,
+        xyz: [f64; 3],
+        rpy: [f64; 3],
+        may_touch: &[usize],
+    ) -> Result<u32, Error> {
+        rust_guard("attach", || self.attach(link, shape, xyz, rpy, may_touch))
     }
 
     /// `collide_session_detach`; `false` when no payload has that id.

@@ -216,6 +216,63 @@ fn payloads_attach_and_detach_through_a_session() {
     let mut after = CollideWorldResult::default();
     unsafe { collide_check_world(l.session, w0, q.as_ptr(), dof, 0.0, &mut after) };
     assert_eq!(after, before, "detach restores");
+    // Held so that it may touch the link it hit: that link is no longer checked against
+    // it; allowed to touch every link, the ball meets nothing in the empty world.
+    let hit = with.index as usize;
+    let attach = |touches: &[usize], id: &mut u32| unsafe {
+        collide_session_attach_touching(
+            l.session,
+            n_links - 1,
+            &ball,
+            [0.0; 3].as_ptr(),
+            [0.0; 3].as_ptr(),
+            touches.as_ptr(),
+            touches.len(),
+            id,
+        )
+    };
+    assert_eq!(
+        attach(&[hit], &mut id),
+        CollideStatus::Ok,
+        "{}",
+        last_error()
+    );
+    let mut r = CollideWorldResult::default();
+    unsafe { collide_check_world(l.session, w0, q.as_ptr(), dof, 0.0, &mut r) };
+    assert!(
+        r.obstacle != CollideObstacle::Link || r.index != hit as i64,
+        "{r:?}"
+    );
+    unsafe { collide_session_detach(l.session, id) };
+    let all: Vec<usize> = (0..n_links).collect();
+    assert_eq!(attach(&all, &mut id), CollideStatus::Ok, "{}", last_error());
+    unsafe { collide_check_world(l.session, w0, q.as_ptr(), dof, 0.0, &mut r) };
+    assert_eq!(
+        r, before,
+        "a payload that may touch every link, in an empty world"
+    );
+    unsafe { collide_session_detach(l.session, id) };
+    assert_eq!(attach(&[0, n_links], &mut id), CollideStatus::BadArgument);
+    assert!(
+        last_error().contains(&format!("link {n_links}")),
+        "{}",
+        last_error()
+    );
+    let st = unsafe {
+        collide_session_attach_touching(
+            l.session,
+            n_links - 1,
+            &ball,
+            [0.0; 3].as_ptr(),
+            [0.0; 3].as_ptr(),
+            ptr::null(),
+            2,
+            &mut id,
+        )
+    };
+    assert_eq!(st, CollideStatus::BadArgument);
+    unsafe { collide_check_world(l.session, w0, q.as_ptr(), dof, 0.0, &mut r) };
+    assert_eq!(r, before, "nothing attached by the refused calls");
     // Bad payloads: an unknown link, a NaN radius; nothing attached.
     let st = unsafe {
         collide_session_attach(

@@ -285,16 +285,31 @@ impl WorldSession {
     }
 
     /// Attaches `shape` to link `link` (its name) at `xyz`/`rpy` in the link's frame; the
-    /// payload's id. It is checked against the world and every other link. ValueError
-    /// for an unknown link or a bad shape or pose (nothing attached).
-    #[pyo3(signature = (link, shape, xyz=[0.0; 3], rpy=[0.0; 3]))]
-    fn attach(&mut self, link: &str, shape: &Shape, xyz: [f64; 3], rpy: [f64; 3]) -> PyResult<u32> {
+    /// payload's id. It is checked against the world and every other link but those named
+    /// in `touches` (links it may touch besides its holder: an object held between two
+    /// fingers). ValueError for an unknown link or a bad shape or pose (nothing attached).
+    #[pyo3(signature = (link, shape, xyz=[0.0; 3], rpy=[0.0; 3], touches=Vec::new()))]
+    fn attach(
+        &mut self,
+        link: &str,
+        shape: &Shape,
+        xyz: [f64; 3],
+        rpy: [f64; 3],
+        touches: Vec<String>,
+    ) -> PyResult<u32> {
         let links = &self.model.get().links;
-        let i = links.iter().position(|l| l == link).ok_or_else(|| {
-            PyValueError::new_err(format!("no link `{link}` in the model: {links:?}"))
-        })?;
+        let index = |name: &str| {
+            links.iter().position(|l| l == name).ok_or_else(|| {
+                PyValueError::new_err(format!("no link `{name}` in the model: {links:?}"))
+            })
+        };
+        let i = index(link)?;
+        let may_touch = touches
+            .iter()
+            .map(|t| index(t))
+            .collect::<PyResult<Vec<usize>>>()?;
         self.inner
-            .attach_payload(i, &shape.inner, xyz, rpy)
+            .attach_payload_touching(i, &shape.inner, xyz, rpy, &may_touch)
             .map_err(to_py)
     }
 

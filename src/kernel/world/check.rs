@@ -1,6 +1,6 @@
 //! The world check: every link primitive and every attached payload against the occupied
 //! cells and the fixtures within the margin, and every payload against the robot's links
-//! except its holder.
+//! except its holder and those it may touch.
 //!
 //! # Stages, per body (a link primitive or a payload)
 //!
@@ -283,10 +283,10 @@ impl Model {
             if ctx.against_world(&body, &mut p.witness) {
                 return fold.res;
             }
-            // Against the robot's links except the holder.
+            // Against the robot's links except the holder and those it may touch.
             for k in 0..self.prims.len() {
                 let link = self.prims[k].link;
-                if link == p.link {
+                if p.exempts(link) {
                     continue;
                 }
                 let other = Placed {
