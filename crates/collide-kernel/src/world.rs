@@ -824,14 +824,15 @@ impl CollideSession {
         let r = m.check_placed_world(&self.ws, &w.world, &mut self.world, margin, verdict_only);
         let mut out = CollideWorldResult::of(&r, m.within_limits(q), verdict_only);
         // NaN (a non-finite value) is not in the band either.
-        if self.witness && !verdict_only && r.min_distance <= margin + m.refine_band() {
-            if let Some(wit) = r
+        if self.witness
+            && !verdict_only
+            && r.min_distance <= margin + m.refine_band()
+            && let Some(wit) = r
                 .nearest
                 .and_then(|h| m.world_witness(&self.ws, &w.world, &self.world, h))
-            {
-                out.point_a = wit.point_a;
-                out.point_b = wit.point_b;
-            }
+        {
+            out.point_a = wit.point_a;
+            out.point_b = wit.point_b;
         }
         out
     }
