@@ -230,10 +230,9 @@ fn each_fixture_kind_at_hand_computed_distances() {
     }
 }
 
-#[test]
-fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
-    // The base holds a capsule at x = 0.3 (radius 0.01, along z); the slider's own capsule
-    // sits where the payload is (they overlap: the holder is never checked).
+/// The base holds a capsule at x = 0.3 (radius 0.01, along z); the slider a capsule of
+/// radius 0.02 about its origin (core 0.04 along z).
+fn capsule_slider() -> Model {
     let base = vec![Primitive::Capsule {
         a: [0.3, 0.0, -0.1],
         b: [0.3, 0.0, 0.1],
@@ -244,7 +243,14 @@ fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
         b: [0.0, 0.0, 0.02],
         radius: 0.02,
     }];
-    let m = slider(base, slide, vec![]);
+    slider(base, slide, vec![])
+}
+
+#[test]
+fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
+    // The base holds a capsule at x = 0.3 (radius 0.01, along z); the slider's own capsule
+    // sits where the payload is (they overlap: the holder is never checked).
+    let m = capsule_slider();
     let empty = World::new(
         OccupancyGrid::from_cells([0.0; 3], 0.1, &[]).unwrap(),
         vec![],
@@ -313,17 +319,7 @@ fn a_payload_may_touch_the_links_listed_besides_its_holder() {
     // The slider holds a sphere 0.02 ahead; at q = 0.25 it is 0.01 from the base's capsule
     // (as above). Held between two fingers it may touch the base: then the base is not
     // checked against it, the world still is.
-    let base = vec![Primitive::Capsule {
-        a: [0.3, 0.0, -0.1],
-        b: [0.3, 0.0, 0.1],
-        radius: 0.01,
-    }];
-    let slide = vec![Primitive::Capsule {
-        a: [0.0, 0.0, -0.02],
-        b: [0.0, 0.0, 0.02],
-        radius: 0.02,
-    }];
-    let m = slider(base, slide, vec![]);
+    let m = capsule_slider();
     let sphere = Shape::Sphere {
         center: [0.0; 3],
         radius: 0.01,

@@ -15,25 +15,18 @@ use std::path::{Path, PathBuf};
 
 const SEED: u64 = 33;
 
-/// An axis-aligned box as OBJ text (outward faces).
+/// An axis-aligned box from `lo` to `hi` as OBJ text (the library's box mesh, moved).
 fn box_obj(lo: [f64; 3], hi: [f64; 3]) -> String {
+    let half = [0, 1, 2].map(|a| 0.5 * (hi[a] - lo[a]));
+    let m = collide::geom::primitive_mesh::box_mesh(half);
     let mut s = String::new();
-    for k in 0..8 {
-        let v: Vec<f64> = (0..3)
-            .map(|a| if k >> a & 1 == 1 { hi[a] } else { lo[a] })
-            .collect();
-        s += &format!("v {} {} {}\n", v[0], v[1], v[2]);
+    for v in &m.vertices {
+        // Each corner exactly at `lo` or `hi` (no rounding of centre ± half).
+        let c = [0, 1, 2].map(|a| if v[a] < 0.0 { lo[a] } else { hi[a] });
+        s += &format!("v {} {} {}\n", c[0], c[1], c[2]);
     }
-    for f in [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ] {
-        s += &format!("f {} {} {}\n", f[0] + 1, f[1] + 1, f[2] + 1);
-        s += &format!("f {} {} {}\n", f[0] + 1, f[2] + 1, f[3] + 1);
+    for t in &m.triangles {
+        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
     }
     s
 }

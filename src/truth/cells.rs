@@ -15,6 +15,7 @@
 //!
 //! Both first reject a link (or primitive) whose bounding sphere reaches no occupied cell.
 
+use crate::geom::capsule::minimize;
 use crate::geom::mesh::TriMesh;
 use crate::kernel::vec3::{Mat3, V3, add, cross, dot, mul_mv, norm, norm2, scale, sub};
 use crate::kernel::world::OccupancyGrid;
@@ -239,31 +240,13 @@ fn separated_on(points: &[V3], c: V3, h: f64, n: V3) -> bool {
 
 const AXES: [V3; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
-/// The least distance from segment `a`–`b` to the cube, by a golden-section search along
-/// it (the point–cube distance is convex along a segment), with both ends.
+/// The least distance from segment `a`–`b` to the cube: the point–cube distance is convex
+/// along a segment, so a golden-section search ([`minimize`]) finds it, with both ends.
 fn segment_cube(a: V3, b: V3, c: V3, h: f64) -> f64 {
     let d = sub(b, a);
     let f = |t: f64| point_cube(add(a, scale(d, t)), c, h);
-    let g = 0.5 * (5f64.sqrt() - 1.0);
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    let (mut x1, mut x2) = (hi - g * (hi - lo), lo + g * (hi - lo));
-    let (mut f1, mut f2) = (f(x1), f(x2));
-    for _ in 0..120 {
-        if f1 <= f2 {
-            hi = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = hi - g * (hi - lo);
-            f1 = f(x1);
-        } else {
-            lo = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = lo + g * (hi - lo);
-            f2 = f(x2);
-        }
-    }
-    f1.min(f2).min(f(0.0)).min(f(1.0))
+    let (t, _) = minimize(&f, 0.0, 1.0, 8, 120);
+    f(t).min(f(0.0)).min(f(1.0))
 }
 
 impl PrimOracle {

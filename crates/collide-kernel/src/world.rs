@@ -430,19 +430,20 @@ pub unsafe extern "C" fn collide_session_attach(
     rpy: *const f64,
     out_id: *mut u32,
 ) -> CollideStatus {
-    guard("collide_session_attach", || {
-        // SAFETY: the caller's pointers, checked.
-        unsafe {
-            if out_id.is_null() || xyz.is_null() || rpy.is_null() {
-                return Err(bad("out_id, xyz and rpy must not be null"));
-            }
-            let s = session_mut(session)?;
-            let shape = shape_of(shape)?;
-            let id = s.attach(link, &shape, origin_of(xyz), origin_of(rpy), &[])?;
-            *out_id = id;
-        }
-        Ok(())
-    })
+    // SAFETY: the caller's contract, passed on; no list of links.
+    unsafe {
+        attach_entry(
+            "collide_session_attach",
+            session,
+            link,
+            shape,
+            xyz,
+            rpy,
+            std::ptr::null(),
+            0,
+            out_id,
+        )
+    }
 }
 
 /// `collide_session_attach`, and the payload may touch the `n_touches` links `touches`
@@ -461,7 +462,36 @@ pub unsafe extern "C" fn collide_session_attach_touching(
     n_touches: usize,
     out_id: *mut u32,
 ) -> CollideStatus {
-    guard("collide_session_attach_touching", || {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        attach_entry(
+            "collide_session_attach_touching",
+            session,
+            link,
+            shape,
+            xyz,
+            rpy,
+            touches,
+            n_touches,
+            out_id,
+        )
+    }
+}
+
+/// Both attach entry points: the pointers checked, then the session's attach.
+#[allow(clippy::too_many_arguments)]
+unsafe fn attach_entry(
+    name: &'static str,
+    session: *mut CollideSession,
+    link: usize,
+    shape: *const CollideShape,
+    xyz: *const f64,
+    rpy: *const f64,
+    touches: *const usize,
+    n_touches: usize,
+    out_id: *mut u32,
+) -> CollideStatus {
+    guard(name, || {
         // SAFETY: the caller's pointers, checked.
         unsafe {
             if out_id.is_null() || xyz.is_null() || rpy.is_null() {
@@ -477,8 +507,7 @@ pub unsafe extern "C" fn collide_session_attach_touching(
             };
             let s = session_mut(session)?;
             let shape = shape_of(shape)?;
-            let id = s.attach(link, &shape, origin_of(xyz), origin_of(rpy), may_touch)?;
-            *out_id = id;
+            *out_id = s.attach(link, &shape, origin_of(xyz), origin_of(rpy), may_touch)?;
         }
         Ok(())
     })
