@@ -1,4 +1,5 @@
-//! `collide sweep --world`: known answers on the hand-made two cubes before a wall, and bad
+//! `collide sweep --world`: known answers on the hand-made two cubes before a wall, the same
+//! JSON whatever the thread count, and bad
 //! input (a missing scene, a bad pitch, a scene past the cell limit) refused with one clear
 //! line naming the file, exit code 2.
 
@@ -196,4 +197,36 @@ fn bad_scenes_and_pitches_are_refused_naming_the_file() {
     let (code, line) = refused(&path, &["--pitch", "0.05"]);
     assert_eq!(code, Some(2), "{line}");
     assert!(line.contains("--world"), "{line}");
+}
+
+#[test]
+fn the_json_is_the_same_whatever_the_thread_count() {
+    let (_dir, path, wall) = two_boxes_and_wall();
+    let run = |threads: &str| {
+        let out = common::collide()
+            .env("RAYON_NUM_THREADS", threads)
+            .arg("sweep")
+            .arg(&path)
+            .args(["--world", wall.to_str().unwrap(), "--pitch", "0.05"])
+            .args(["--poses", "300", "--rays", "10", "--steps", "6", "--json"])
+            .args(["--compare", "all-tight"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // The timings are the only figures that depend on the run.
+        v.as_object_mut().unwrap().remove("elapsed_s");
+        for s in v["sets"].as_array_mut().unwrap() {
+            s.as_object_mut().unwrap().remove("timing");
+        }
+        v
+    };
+    let one = run("1");
+    assert_eq!(one["sets"].as_array().unwrap().len(), 2);
+    assert!(one["cell_contacts"].as_u64().unwrap() > 50);
+    assert_eq!(one, run("2"));
 }

@@ -10,6 +10,8 @@
 //! * [`payload`]: [`WorldState`], attached payloads, warm starts, counters.
 //! * [`check`]: [`Model::check_world`](super::Model::check_world) and its verdict-only
 //!   form.
+//! * [`witness`]: [`Model::world_witness`](super::Model::world_witness), the points and
+//!   exact signed distance of a result's hit.
 //!
 //! Above the self check in the kernel's import order: it uses the model, the workspace, FK,
 //! the check's placed hulls and every distance routine below.
