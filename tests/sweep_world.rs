@@ -1,7 +1,6 @@
 //! `collide sweep --world`: known answers on the hand-made two cubes before a wall, the same
-//! JSON whatever the thread count, and bad
-//! input (a missing scene, a bad pitch, a scene past the cell limit) refused with one clear
-//! line naming the file, exit code 2.
+//! JSON whatever the thread count, and bad input (a missing scene, a bad pitch, a scene past
+//! the cell limit) refused with one clear line naming the file, exit code 2.
 
 mod common;
 
