@@ -27,8 +27,9 @@
 //! when it is at most the reach. A cell outside the window is farther than the reach
 //! along one axis alone, so farther than the reach. Hence `tripped` is false only when
 //! every body is more than `margin` from every occupied cell, fixture and (for payloads)
-//! non-holding link; `min_distance` is the least value found, capped at the reach (a lower
-//! bound on the least distance, exact when below the cap). NaN anywhere trips.
+//! link that neither holds it nor is listed as one it may touch; `min_distance` is the
+//! least value found, capped at the reach (a lower bound on the least distance, exact when
+//! below the cap). NaN anywhere trips.
 
 use super::super::gjk::Witness;
 use super::super::model::{Model, PrimKind};
