@@ -230,10 +230,9 @@ fn each_fixture_kind_at_hand_computed_distances() {
     }
 }
 
-#[test]
-fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
-    // The base holds a capsule at x = 0.3 (radius 0.01, along z); the slider's own capsule
-    // sits where the payload is (they overlap: the holder is never checked).
+/// The base holds a capsule at x = 0.3 (radius 0.01, along z); the slider a capsule of
+/// radius 0.02 about its origin (core 0.04 along z).
+fn capsule_slider() -> Model {
     let base = vec![Primitive::Capsule {
         a: [0.3, 0.0, -0.1],
         b: [0.3, 0.0, 0.1],
@@ -244,7 +243,14 @@ fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
         b: [0.0, 0.0, 0.02],
         radius: 0.02,
     }];
-    let m = slider(base, slide, vec![]);
+    slider(base, slide, vec![])
+}
+
+#[test]
+fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
+    // The base holds a capsule at x = 0.3 (radius 0.01, along z); the slider's own capsule
+    // sits where the payload is (they overlap: the holder is never checked).
+    let m = capsule_slider();
     let empty = World::new(
         OccupancyGrid::from_cells([0.0; 3], 0.1, &[]).unwrap(),
         vec![],
@@ -306,6 +312,65 @@ fn a_payload_is_checked_against_the_world_and_the_links_but_not_its_holder() {
         WorldBody::Payload { id: id2, link: 0 }
     );
     assert_near(r.min_distance, 0.01, "payload on the base vs the cell");
+}
+
+#[test]
+fn a_payload_may_touch_the_links_listed_besides_its_holder() {
+    // The slider holds a sphere 0.02 ahead; at q = 0.25 it is 0.01 from the base's capsule
+    // (as above). Held between two fingers it may touch the base: then the base is not
+    // checked against it, the world still is.
+    let m = capsule_slider();
+    let sphere = Shape::Sphere {
+        center: [0.0; 3],
+        radius: 0.01,
+    };
+    // Cell (3, 0, 0) at pitch 0.1 and origin (0, 1.0, −0.05): the box x in [0.3, 0.4],
+    // y in [1.0, 1.1]: far from everything in y (0.98 from the payload's surface).
+    let world = World::new(
+        OccupancyGrid::from_cells([0.0, 1.0, -0.05], 0.1, &[[3, 0, 0]]).unwrap(),
+        vec![],
+    )
+    .unwrap();
+    let mut ws = m.workspace();
+    let mut st = WorldState::new(&m);
+    let id = st
+        .attach_touching(&m, 1, &sphere, [0.02, 0.0, 0.0], [0.0; 3], &[0])
+        .unwrap();
+    let r = m.check_world(&[0.25], &mut ws, &world, &mut st, 0.05);
+    assert!(!r.tripped && r.nearest.is_none(), "{r:?}");
+    // Overlapping the base capsule (payload centre at 0.3 on its core) still does not trip.
+    let r = m.check_world(&[0.28], &mut ws, &world, &mut st, 0.05);
+    assert!(!r.tripped, "{r:?}");
+    // The world is still checked: cell (4, 0, 0) at pitch 0.05 and origin (0, −0.025,
+    // −0.025), the box x in [0.2, 0.25] about the x axis. q = 0.15: the payload spans x in
+    // [0.16, 0.18], 0.02 before its face at 0.2; the slider's own capsule x in [0.13, 0.17],
+    // 0.03; the base's capsule x in [0.29, 0.31], 0.04 beyond.
+    let near = World::new(
+        OccupancyGrid::from_cells([0.0, -0.025, -0.025], 0.05, &[[4, 0, 0]]).unwrap(),
+        vec![],
+    )
+    .unwrap();
+    let r = m.check_world(&[0.15], &mut ws, &near, &mut st, 0.05);
+    assert_near(r.min_distance, 0.02, "the payload against the cell");
+    assert_eq!(r.nearest.unwrap().body, WorldBody::Payload { id, link: 1 });
+    // The same payload without the exemption trips on the base at q = 0.28.
+    st.detach_all();
+    st.attach(&m, 1, &sphere, [0.02, 0.0, 0.0], [0.0; 3])
+        .unwrap();
+    let r = m.check_world(&[0.28], &mut ws, &world, &mut st, 0.05);
+    assert!(r.tripped);
+    assert_near(
+        r.min_distance,
+        -0.02,
+        "the payload's centre on the base's core",
+    );
+    // An unknown link in the list: refused, nothing attached.
+    st.detach_all();
+    let err = st
+        .attach_touching(&m, 1, &sphere, [0.0; 3], [0.0; 3], &[0, 7])
+        .unwrap_err();
+    assert!(err.contains("link 7"), "{err}");
+    assert_eq!(st.payloads().count(), 0);
 }
 
 #[test]

@@ -116,6 +116,12 @@ pub struct SweepArgs {
     /// Write the kernel's verdict at each seeded pose (its joint values, in collision or not, the least distance and its pair) as CSV to FILE.
     #[arg(long, value_name = "FILE")]
     pub verdicts: Option<PathBuf>,
+    /// Judge the world check instead: SCENE a triangle mesh (STL, OBJ, DAE) in the robot's root frame, its surface voxelised at --pitch (docs/world.md).
+    #[arg(long, value_name = "SCENE")]
+    pub world: Option<PathBuf>,
+    /// The world's cell side in metres, with --world [default: 0.025].
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
+    pub pitch: Option<f64>,
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]

@@ -1,8 +1,9 @@
-//! `collide sweep MANIFEST [--poses N] [--seed S] [--compare SET...] [--verdicts FILE] [--json]`
+//! `collide sweep MANIFEST [--poses N] [--seed S] [--compare SET...] [--verdicts FILE] [--json]`,
+//! and with `--world SCENE [--pitch P]` the world check instead (docs/world.md).
 
 use super::args::{CompareSet, SweepArgs};
 use crate::error::{Error, Result};
-use crate::report::render;
+use crate::report::{render, world};
 use crate::sweep::{self, Set, SweepReport};
 
 pub fn set_of(c: CompareSet) -> Set {
@@ -31,15 +32,24 @@ pub fn run(args: SweepArgs) -> Result<i32> {
         }
     }
     let compare: Vec<Set> = args.compare.iter().map(|c| set_of(*c)).collect();
+    let rays = sweep::RayOptions {
+        rays: args.rays,
+        steps: args.steps,
+        seed: args.ray_seed,
+    };
+    if let Some(scene) = &args.world {
+        return run_world(&args, scene, rays, &compare);
+    }
+    if args.pitch.is_some() {
+        return Err(Error::input(
+            "--pitch is the world's cell side: give it with --world SCENE",
+        ));
+    }
     let report = sweep::sweep(
         &args.manifest,
         args.poses,
         args.seed,
-        sweep::RayOptions {
-            rays: args.rays,
-            steps: args.steps,
-            seed: args.ray_seed,
-        },
+        rays,
         &compare,
         &args.read.sweep_read(),
         true,
@@ -79,6 +89,50 @@ pub fn run(args: SweepArgs) -> Result<i32> {
     } else {
         0
     })
+}
+
+/// `sweep --world`: the world check judged in SCENE; exit 1 on a missed contact.
+fn run_world(
+    args: &SweepArgs,
+    scene: &std::path::Path,
+    rays: sweep::RayOptions,
+    compare: &[Set],
+) -> Result<i32> {
+    if args.verdicts.is_some() {
+        return Err(Error::input(
+            "--verdicts is the self check's: not with --world",
+        ));
+    }
+    let report = sweep::world::sweep_world(
+        &args.manifest,
+        scene,
+        args.pitch.unwrap_or(0.025),
+        args.poses,
+        args.seed,
+        rays,
+        compare,
+        &args.read.sweep_read(),
+    )?;
+    for w in &report.warnings {
+        crate::messages::warning(w);
+    }
+    for m in &report.missed {
+        crate::messages::failure(&world::missed_line(m));
+    }
+    if args.json {
+        crate::outln!(
+            "{}",
+            serde_json::to_string_pretty(&world::json(&report)).expect("plain JSON")
+        );
+    } else {
+        crate::out!("{}", world::summary(&report));
+        crate::outln!(
+            "\nkernel time per call (check_world at margin 0, single thread, the least of three calls per uniform pose; sweep took {:.2} s):",
+            report.elapsed_s
+        );
+        crate::out!("{}", world::timing_table(&report).render());
+    }
+    Ok(if report.total_missed() > 0 { 1 } else { 0 })
 }
 
 /// Every missed contact on stderr (always, whatever --quiet says), then the count.

@@ -151,7 +151,13 @@ fn circle3(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> ([f64; 2], f64) {
 /// Minimises `f` on `[lo, hi]`: `samples` uniform samples, then golden-section
 /// search in the bracket around the best one. Returns the argmin and whether
 /// the best sample was at an end of the interval.
-fn minimize(f: &dyn Fn(f64) -> f64, lo: f64, hi: f64, samples: usize, iters: usize) -> (f64, bool) {
+pub fn minimize(
+    f: &dyn Fn(f64) -> f64,
+    lo: f64,
+    hi: f64,
+    samples: usize,
+    iters: usize,
+) -> (f64, bool) {
     let step = (hi - lo) / samples as f64;
     let mut best = (lo, f(lo));
     let mut best_k = 0usize;

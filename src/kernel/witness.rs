@@ -175,7 +175,7 @@ impl Model {
     }
 }
 
-fn core(c: &Capsule) -> Segment {
+pub(crate) fn core(c: &Capsule) -> Segment {
     Segment { a: c.a, b: c.b }
 }
 
@@ -193,7 +193,7 @@ fn inflate(ca: V3, cb: V3, ra: f64, rb: f64, n: V3) -> (V3, V3) {
 }
 
 /// Capsule–capsule by the closed form (module docs).
-fn capsule_capsule_witness(a: &Capsule, b: &Capsule) -> (V3, V3) {
+pub(crate) fn capsule_capsule_witness(a: &Capsule, b: &Capsule) -> (V3, V3) {
     let (d2, s, t) = segment_segment_sq(a.a, a.b, b.a, b.b);
     let (da, db) = (sub(a.b, a.a), sub(b.b, b.a));
     let ca = axpy(a.a, s, da);
@@ -239,7 +239,7 @@ fn unit_normal_to(d1: V3, d2: V3) -> V3 {
 
 /// Box (A) – capsule (B): the closed form while the core is apart from the box (by the
 /// same test `box_capsule` uses to trust its square root), GJK otherwise.
-fn box_capsule_witness(o: &Obb, c: &Capsule) -> (V3, V3) {
+pub(crate) fn box_capsule_witness(o: &Obb, c: &Capsule) -> (V3, V3) {
     let p0 = mul_mtv(&o.rot, sub(c.a, o.center));
     let p1 = mul_mtv(&o.rot, sub(c.b, o.center));
     let u = sub(p1, p0);
@@ -272,7 +272,12 @@ const WITNESS_TOL_REL: f64 = 1e-14;
 
 /// Any two support-mapped cores (radii `ra`, `rb` added afterwards), by the kernel's GJK and
 /// expanding polytope with the weights of their final simplex or face.
-fn support_witness<A: SupportMap, B: SupportMap>(a: &A, b: &B, ra: f64, rb: f64) -> (V3, V3) {
+pub(crate) fn support_witness<A: SupportMap, B: SupportMap>(
+    a: &A,
+    b: &B,
+    ra: f64,
+    rb: f64,
+) -> (V3, V3) {
     let mut sw = SimplexWeights::default();
     let g = gjk_cso_depth_weights(
         &Difference(a, b),

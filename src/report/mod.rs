@@ -3,6 +3,7 @@
 pub mod fleet;
 pub mod render;
 pub mod svg;
+pub mod world;
 
 use crate::manifest;
 use crate::text::mm;

@@ -98,7 +98,8 @@ pub fn time_poses(model: &Model, poses: &[Vec<f64>]) -> Timing {
     timing_of(&ns)
 }
 
-fn timing_of(sorted_ns: &[u64]) -> Timing {
+/// Median, p99 and maximum of sorted nanosecond timings, in microseconds.
+pub fn timing_of(sorted_ns: &[u64]) -> Timing {
     Timing {
         median_us: percentile(sorted_ns, 0.5),
         p99_us: percentile(sorted_ns, 0.99),

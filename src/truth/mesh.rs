@@ -619,14 +619,20 @@ impl MeshTruth {
     /// mesh or an index out of range; `true` for a non-finite placement (errs towards
     /// contact, as the hull truth does).
     pub fn touching(&self, a: usize, pa: &Iso, b: usize, pb: &Iso) -> bool {
-        let (Some(Some(la)), Some(Some(lb))) = (self.links.get(a), self.links.get(b)) else {
+        self.touching_with(a, pa, self, b, pb)
+    }
+
+    /// [`MeshTruth::touching`] of this truth's link `a` and `other`'s link `b` (a robot's
+    /// link against a scene's mesh), at `other`'s margin.
+    pub fn touching_with(&self, a: usize, pa: &Iso, other: &MeshTruth, b: usize, pb: &Iso) -> bool {
+        let (Some(Some(la)), Some(Some(lb))) = (self.links.get(a), other.links.get(b)) else {
             return false;
         };
         let placed_ok = |p: &Iso| finite(&p.pos) && p.rot.iter().all(finite);
         if !placed_ok(pa) || !placed_ok(pb) {
             return true;
         }
-        let tol = self.margin + CONTACT_TOL_M;
+        let tol = other.margin + CONTACT_TOL_M;
         let gap = norm2(sub(
             pa.transform_point(la.center),
             pb.transform_point(lb.center),

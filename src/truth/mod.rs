@@ -12,9 +12,12 @@
 //! - [`poses`]: seeded in-limit configurations and the one loop over them;
 //! - [`design`]: contacts by design (near pairs whose meshes touch at rest or in most
 //!   poses, with their evidence) and the search for a rest pose where the meshes are apart;
+//! - [`cells`]: a link's real mesh and its written primitives against an occupancy
+//!   grid's cells (`collide sweep --world`), independently of the kernel;
 //! - [`reach`]: free space, rays from the rest pose: the poses where the meshes are apart,
 //!   how many of them a kernel refuses, and how far along each ray it lets the robot go.
 
+pub mod cells;
 pub mod contacts;
 pub mod design;
 pub mod hull;

@@ -68,6 +68,18 @@ def test_payloads_attach_and_detach(panda):
     assert r.link_b in panda.link_names and r.link_b != last
     s.detach(pid)
     assert s.check(q, 0.0).min_distance == before.min_distance
+    # Held so that it may touch the link it hit: that link is not checked against it; may
+    # it touch every link, the empty world leaves it free.
+    hit = r.link_b
+    pid = s.attach(last, collide.Shape.sphere((0, 0, 0), 0.3), touches=[hit])
+    r2 = s.check(q, 0.0)
+    assert r2.link_b != hit
+    s.detach(pid)
+    pid = s.attach(last, collide.Shape.sphere((0, 0, 0), 0.3), touches=list(panda.link_names))
+    assert s.check(q, 0.0).min_distance == before.min_distance
+    s.detach(pid)
+    with pytest.raises(ValueError, match="no link"):
+        s.attach(last, collide.Shape.sphere((0, 0, 0), 0.3), touches=["not_a_link"])
     with pytest.raises(ValueError, match="no payload"):
         s.detach(pid)
     with pytest.raises(ValueError, match="no link"):
@@ -118,3 +130,36 @@ def test_coherent_session_gives_the_full_verdicts_on_a_smooth_path(panda):
             trips += f.in_collision
             steps += 1
     assert 0 < trips < steps
+
+
+def test_witness_points_on_request(panda):
+    # A sphere fixture in front of the arm: apart, point_b lies on the sphere (0.1 from its
+    # centre) along the normal, point_a on the link, |a - b| the least distance.
+    c, rad = np.array([0.55, 0.0, 0.45]), 0.1
+    empty = collide.World.from_cells((0, 0, 0), 0.025, np.zeros((0, 3), dtype=np.int32))
+    w = empty.with_fixture(collide.Shape.sphere(tuple(c), rad))
+    lim = np.array(panda.joint_limits)
+    rng = np.random.default_rng(11)
+    apart = overlap = 0
+    s = collide.WorldSession(panda, w)
+    for _ in range(2000):
+        q = rng.uniform(lim[:, 0], lim[:, 1])
+        r = panda.check_world(q, w, 0.05, witness=True)
+        assert s.check(q, 0.05, witness=True).point_a == r.point_a
+        if r.link_b is None:
+            assert r.point_a is None and r.point_b is None
+            continue
+        a, b = np.array(r.point_a), np.array(r.point_b)
+        assert np.linalg.norm(a - b) == pytest.approx(abs(r.min_distance), abs=1e-9)
+        if r.min_distance > 1e-6:
+            apart += 1
+            assert np.linalg.norm(b - c) == pytest.approx(rad, abs=1e-9)
+            # The closest point on a sphere is along its normal: a - b is parallel to b - c.
+            assert np.linalg.norm(np.cross(a - b, b - c)) < 1e-9
+        elif r.min_distance < -1e-6:
+            overlap += 1
+            # The sphere's point deepest in the link, against the way out a - b.
+            assert np.dot(b - c, a - b) == pytest.approx(-rad * np.linalg.norm(a - b), abs=1e-9)
+        assert panda.check_world(q, w, 0.05).point_a is None, "points only on request"
+        assert panda.check_world(q, w, 0.05, verdict_only=True, witness=True).point_a is None
+    assert apart > 25 and overlap > 25, (apart, overlap)

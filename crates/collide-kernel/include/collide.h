@@ -190,6 +190,16 @@ typedef struct {
   int32_t cell[3];
   // The fixture index, link index or payload id, else -1.
   int64_t index;
+  // Witness points of that body and what it came near (world frame, metres), when the
+  // session computes them (`collide_session_set_witness`), the full check ran (not the
+  // verdict-only or coherent forms) and `min_distance <= margin + 0.01` (where it is
+  // exact): apart, their closest points (`point_a` on the body); in overlap, the body's
+  // point deepest in the obstacle and the obstacle's deepest in the body, so that
+  // `point_a - point_b` is the shortest translation of the obstacle that separates them.
+  // Always `|point_a - point_b| = |min_distance|`. NaN otherwise (and in batches).
+  double point_a[3];
+  // The witness point on the obstacle; NaN when `point_a` is.
+  double point_b[3];
 } CollideWorldResult;
 
 #ifdef __cplusplus
@@ -268,7 +278,8 @@ CollideStatus collide_session_stats(const CollideSession *session, CollideStats 
 // Whether checks on `session` fill their result's witness points (`on` nonzero) or leave
 // them NaN (0, the default). They cost one more exact evaluation of the least pair
 // (closest points, or the deepest points in overlap), and in the cached presets forward
-// kinematics of every link. No allocation.
+// kinematics of every link. `collide_check_world` fills them too, for its nearest body and
+// obstacle. No allocation.
 CollideStatus collide_session_set_witness(CollideSession *session, uint32_t on);
 
 // Sets how `collide_check_coherent` checks on `session`: `preset` is a `CollidePreset`
@@ -444,6 +455,20 @@ CollideStatus collide_session_attach(CollideSession *session,
                                      const double *xyz,
                                      const double *rpy,
                                      uint32_t *out_id);
+
+// `collide_session_attach`, and the payload may touch the `n_touches` links `touches`
+// besides `link` (an object held between two fingers touches both): their primitives are
+// not checked against it; the world and every other link are. `touches` may be NULL when
+// `n_touches` is 0. Refused, nothing attached: as `collide_session_attach`, and a link in
+// `touches` that is not the model's. Allocates.
+CollideStatus collide_session_attach_touching(CollideSession *session,
+                                              size_t link,
+                                              const CollideShape *shape,
+                                              const double *xyz,
+                                              const double *rpy,
+                                              const size_t *touches,
+                                              size_t n_touches,
+                                              uint32_t *out_id);
 
 // Detaches payload `id`: the session checks as before it was attached. Status
 // `COLLIDE_STATUS_BAD_ARGUMENT` when the session holds no payload `id`.

@@ -752,7 +752,8 @@ fn coherent_check(
 /// Whether checks on `session` fill their result's witness points (`on` nonzero) or leave
 /// them NaN (0, the default). They cost one more exact evaluation of the least pair
 /// (closest points, or the deepest points in overlap), and in the cached presets forward
-/// kinematics of every link. No allocation.
+/// kinematics of every link. `collide_check_world` fills them too, for its nearest body and
+/// obstacle. No allocation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn collide_session_set_witness(
     session: *mut CollideSession,

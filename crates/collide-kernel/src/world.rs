@@ -16,6 +16,8 @@ use std::ffi::{CStr, c_char};
 use std::path::Path;
 use std::sync::Arc;
 
+mod rust;
+
 /// A world: occupied cells of one grid and fixtures, world frame. Immutable; share one
 /// across threads and sessions. Opaque to C.
 pub struct CollideWorld {
@@ -88,7 +90,7 @@ pub enum CollideObstacle {
 
 /// The world check's answer for one configuration.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct CollideWorldResult {
     /// A body (a link's primitive or a payload) is at or below `margin` from an occupied
     /// cell's box, a fixture, or (payloads) a link that does not hold it. Never false when
@@ -110,6 +112,16 @@ pub struct CollideWorldResult {
     pub cell: [i32; 3],
     /// The fixture index, link index or payload id, else -1.
     pub index: i64,
+    /// Witness points of that body and what it came near (world frame, metres), when the
+    /// session computes them (`collide_session_set_witness`), the full check ran (not the
+    /// verdict-only or coherent forms) and `min_distance <= margin + 0.01` (where it is
+    /// exact): apart, their closest points (`point_a` on the body); in overlap, the body's
+    /// point deepest in the obstacle and the obstacle's deepest in the body, so that
+    /// `point_a - point_b` is the shortest translation of the obstacle that separates them.
+    /// Always `|point_a - point_b| = |min_distance|`. NaN otherwise (and in batches).
+    pub point_a: [f64; 3],
+    /// The witness point on the obstacle; NaN when `point_a` is.
+    pub point_b: [f64; 3],
 }
 
 impl CollideWorldResult {
@@ -122,6 +134,8 @@ impl CollideWorldResult {
         obstacle: CollideObstacle::None,
         cell: [0; 3],
         index: -1,
+        point_a: [f64::NAN; 3],
+        point_b: [f64::NAN; 3],
     };
 
     fn of(r: &WorldResult, within_limits: bool, verdict_only: bool) -> CollideWorldResult {
@@ -152,6 +166,27 @@ impl CollideWorldResult {
             };
         }
         out
+    }
+}
+
+/// Bit for bit: the NaN a result holds where it has no value equals itself.
+impl PartialEq for CollideWorldResult {
+    fn eq(&self, o: &Self) -> bool {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let floats = |r: &Self| {
+            let mut v = vec![r.min_distance];
+            v.extend(r.point_a);
+            v.extend(r.point_b);
+            bits(&v)
+        };
+        (
+            self.in_collision,
+            self.within_limits,
+            self.link,
+            self.payload,
+        ) == (o.in_collision, o.within_limits, o.link, o.payload)
+            && (self.obstacle, self.cell, self.index) == (o.obstacle, o.cell, o.index)
+            && floats(self) == floats(o)
     }
 }
 
@@ -397,16 +432,84 @@ pub unsafe extern "C" fn collide_session_attach(
     rpy: *const f64,
     out_id: *mut u32,
 ) -> CollideStatus {
-    guard("collide_session_attach", || {
+    // SAFETY: the caller's contract, passed on; no list of links.
+    unsafe {
+        attach_entry(
+            "collide_session_attach",
+            session,
+            link,
+            shape,
+            xyz,
+            rpy,
+            std::ptr::null(),
+            0,
+            out_id,
+        )
+    }
+}
+
+/// `collide_session_attach`, and the payload may touch the `n_touches` links `touches`
+/// besides `link` (an object held between two fingers touches both): their primitives are
+/// not checked against it; the world and every other link are. `touches` may be NULL when
+/// `n_touches` is 0. Refused, nothing attached: as `collide_session_attach`, and a link in
+/// `touches` that is not the model's. Allocates.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_attach_touching(
+    session: *mut CollideSession,
+    link: usize,
+    shape: *const CollideShape,
+    xyz: *const f64,
+    rpy: *const f64,
+    touches: *const usize,
+    n_touches: usize,
+    out_id: *mut u32,
+) -> CollideStatus {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        attach_entry(
+            "collide_session_attach_touching",
+            session,
+            link,
+            shape,
+            xyz,
+            rpy,
+            touches,
+            n_touches,
+            out_id,
+        )
+    }
+}
+
+/// Both attach entry points: the pointers checked, then the session's attach.
+#[allow(clippy::too_many_arguments)]
+unsafe fn attach_entry(
+    name: &'static str,
+    session: *mut CollideSession,
+    link: usize,
+    shape: *const CollideShape,
+    xyz: *const f64,
+    rpy: *const f64,
+    touches: *const usize,
+    n_touches: usize,
+    out_id: *mut u32,
+) -> CollideStatus {
+    guard(name, || {
         // SAFETY: the caller's pointers, checked.
         unsafe {
             if out_id.is_null() || xyz.is_null() || rpy.is_null() {
                 return Err(bad("out_id, xyz and rpy must not be null"));
             }
+            if touches.is_null() && n_touches > 0 {
+                return Err(bad("touches is null but n_touches is not 0"));
+            }
+            let may_touch = if n_touches == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(touches, n_touches)
+            };
             let s = session_mut(session)?;
             let shape = shape_of(shape)?;
-            let id = s.attach(link, &shape, origin_of(xyz), origin_of(rpy))?;
-            *out_id = id;
+            *out_id = s.attach(link, &shape, origin_of(xyz), origin_of(rpy), may_touch)?;
         }
         Ok(())
     })
@@ -570,173 +673,4 @@ pub unsafe extern "C" fn collide_check_world_batch(
             })
         }
     })
-}
-
-/// The Rust API of the world check (what the Python module wraps).
-impl CollideWorld {
-    /// `collide_world_from_cells`.
-    pub fn from_cells(
-        origin: [f64; 3],
-        pitch: f64,
-        cells: &[[i32; 3]],
-    ) -> Result<Arc<CollideWorld>, Error> {
-        rust_guard("World.from_cells", || {
-            let g = OccupancyGrid::from_cells(origin, pitch, cells).map_err(world_err)?;
-            Ok(Arc::new(CollideWorld::wrap(
-                World::new(g, vec![]).map_err(world_err)?,
-            )))
-        })
-    }
-
-    /// `collide_world_from_points`.
-    pub fn from_points(
-        points: &[[f64; 3]],
-        pitch: f64,
-        origin: [f64; 3],
-    ) -> Result<Arc<CollideWorld>, Error> {
-        rust_guard("World.from_points", || {
-            let g = OccupancyGrid::from_points(points, pitch, origin).map_err(world_err)?;
-            Ok(Arc::new(CollideWorld::wrap(
-                World::new(g, vec![]).map_err(world_err)?,
-            )))
-        })
-    }
-
-    /// `collide_world_from_mesh`.
-    pub fn from_mesh(
-        path: &Path,
-        pitch: f64,
-        origin: [f64; 3],
-    ) -> Result<Arc<CollideWorld>, Error> {
-        rust_guard("World.from_mesh", || {
-            Ok(Arc::new(CollideWorld::wrap(mesh_world(
-                path, pitch, origin,
-            )?)))
-        })
-    }
-
-    /// `collide_world_add_fixture`.
-    pub fn with_fixture(&self, shape: Shape) -> Result<Arc<CollideWorld>, Error> {
-        rust_guard("World.with_fixture", || {
-            Ok(Arc::new(CollideWorld::wrap(
-                self.world.with_fixture(shape).map_err(world_err)?,
-            )))
-        })
-    }
-
-    /// The kernel's world.
-    pub fn world(&self) -> &World {
-        &self.world
-    }
-}
-
-impl CollideModel {
-    /// `collide_check_world_batch` on `q`, `n` rows of `dof()` values, into `out[..n]`.
-    pub fn check_world_batch(
-        &self,
-        world: &CollideWorld,
-        q: &[f64],
-        margin: f64,
-        out: &mut [CollideWorldResult],
-        threads: usize,
-    ) -> Result<(), Error> {
-        self.rust_batch(
-            "check_world_batch",
-            "collide_check_world_batch: ",
-            q,
-            out,
-            |q, n, nq, o| {
-                // SAFETY: `q` holds `n * nq` values and `o` at least `n` results.
-                unsafe { collide_check_world_batch(self, world, q, n, nq, margin, o, threads) }
-            },
-        )
-    }
-}
-
-impl CollideSession {
-    /// `collide_session_attach`.
-    fn attach(
-        &mut self,
-        link: usize,
-        shape: &Shape,
-        xyz: [f64; 3],
-        rpy: [f64; 3],
-    ) -> Result<u32, Failure> {
-        self.world
-            .attach(&self.model.model, link, shape, xyz, rpy)
-            .map_err(bad)
-    }
-
-    /// `collide_session_attach` for Rust callers.
-    pub fn attach_payload(
-        &mut self,
-        link: usize,
-        shape: &Shape,
-        xyz: [f64; 3],
-        rpy: [f64; 3],
-    ) -> Result<u32, Error> {
-        rust_guard("attach", || self.attach(link, shape, xyz, rpy))
-    }
-
-    /// `collide_session_detach`; `false` when no payload has that id.
-    pub fn detach_payload(&mut self, id: u32) -> bool {
-        self.world.detach(id)
-    }
-
-    /// `collide_check_world` (or `_verdict`).
-    pub fn check_world(
-        &mut self,
-        world: &CollideWorld,
-        q: &[f64],
-        margin: f64,
-        verdict_only: bool,
-    ) -> Result<CollideWorldResult, Error> {
-        rust_guard("check_world", || {
-            // SAFETY: a slice of `q.len()` values.
-            let q = unsafe { joint_values(&self.model, q.as_ptr(), q.len(), None) }?;
-            check_margin(margin, "margin")?;
-            Ok(self.world_check(world, q, margin, verdict_only))
-        })
-    }
-
-    /// `collide_check_world_coherent`.
-    pub fn check_world_coherent(
-        &mut self,
-        world: &CollideWorld,
-        q: &[f64],
-        margin: f64,
-    ) -> Result<CollideWorldResult, Error> {
-        rust_guard("check_world_coherent", || {
-            // SAFETY: a slice of `q.len()` values.
-            let q = unsafe { joint_values(&self.model, q.as_ptr(), q.len(), None) }?;
-            check_margin(margin, "margin")?;
-            Ok(self.world_coherent(world, q, margin))
-        })
-    }
-
-    /// Links the last `check_world_coherent` skipped and checked.
-    pub fn world_coherent_stats(&self) -> (u32, u32) {
-        (self.world_cache.skipped, self.world_cache.checked)
-    }
-
-    fn world_coherent(&mut self, w: &CollideWorld, q: &[f64], margin: f64) -> CollideWorldResult {
-        let m = &self.model.model;
-        let r = self
-            .world_cache
-            .check(m, &mut self.ws, &mut self.world, &w.world, w.id, q, margin);
-        CollideWorldResult::of(&r, m.within_limits(q), false)
-    }
-
-    fn world_check(
-        &mut self,
-        w: &CollideWorld,
-        q: &[f64],
-        margin: f64,
-        verdict_only: bool,
-    ) -> CollideWorldResult {
-        let m = &self.model.model;
-        m.fk(q, &mut self.ws);
-        let r = m.check_placed_world(&self.ws, &w.world, &mut self.world, margin, verdict_only);
-        CollideWorldResult::of(&r, m.within_limits(q), verdict_only)
-    }
 }

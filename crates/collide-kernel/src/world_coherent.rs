@@ -23,8 +23,9 @@ use collide::kernel::{Model, Workspace};
 
 /// How much farther than the margin (plus the refinement band) the exact check looks when
 /// it re-anchors a link: the larger, the longer the link stays proven clear, the more cells
-/// each re-anchoring reads.
-pub const ANCHOR_REACH: f64 = 0.05;
+/// each re-anchoring reads. 0.02 m measured best overall of 0.01–0.05 on paths through the
+/// synthetic scene (docs/world.md, "Coherent mode").
+pub const ANCHOR_REACH: f64 = 0.02;
 
 /// Per link weights and anchors for one session.
 #[derive(Clone, Debug)]

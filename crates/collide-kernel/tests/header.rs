@@ -55,6 +55,7 @@ fn committed_header_is_what_cbindgen_generates() {
         "collide_world_cell_count",
         "collide_world_fixture_count",
         "collide_session_attach",
+        "collide_session_attach_touching",
         "collide_session_detach",
         "collide_check_world",
         "collide_check_world_verdict",

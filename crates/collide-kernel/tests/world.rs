@@ -124,9 +124,53 @@ fn the_abi_gives_the_kernels_world_verdicts() {
             unsafe {
                 collide_check_world(l.session, w, all[i * dof..].as_ptr(), dof, 0.02, &mut one)
             };
-            assert_eq!(*r, one, "row {i}, {threads} threads");
+            // Debug text: the NaN witness points compare equal.
+            assert_eq!(
+                format!("{r:?}"),
+                format!("{one:?}"),
+                "row {i}, {threads} threads"
+            );
         }
     }
+    // Witness points on request: the kernel's `world_witness` of the nearest hit, bit for
+    // bit, when the least value is in the exact band; NaN otherwise and when not asked.
+    assert_eq!(
+        unsafe { collide_session_set_witness(l.session, 1) },
+        CollideStatus::Ok
+    );
+    let mut with_points = 0;
+    for i in 0..n as usize {
+        let q = &all[i * dof..(i + 1) * dof];
+        let d = k.model.check_world(q, &mut ws, &world, &mut wst, 0.02);
+        let mut r = CollideWorldResult::default();
+        unsafe { collide_check_world(l.session, w, q.as_ptr(), dof, 0.02, &mut r) };
+        let in_band = d.min_distance <= 0.02 + k.model.refine_band();
+        match d.nearest.filter(|_| in_band) {
+            Some(hit) => {
+                let kw = k.model.world_witness(&ws, &world, &wst, hit).unwrap();
+                assert_eq!(r.point_a.map(f64::to_bits), kw.point_a.map(f64::to_bits));
+                assert_eq!(r.point_b.map(f64::to_bits), kw.point_b.map(f64::to_bits));
+                let gap = (0..3)
+                    .map(|k| (r.point_a[k] - r.point_b[k]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                assert!((gap - r.min_distance.abs()).abs() < 1e-8, "pose {i}: {r:?}");
+                with_points += 1;
+            }
+            None => assert!(r.point_a[0].is_nan() && r.point_b[0].is_nan()),
+        }
+        let mut v = CollideWorldResult::default();
+        unsafe { collide_check_world_verdict(l.session, w, q.as_ptr(), dof, 0.02, &mut v) };
+        assert!(
+            v.point_a[0].is_nan(),
+            "the verdict-only check gives no points"
+        );
+    }
+    assert!(with_points > 50, "{with_points}");
+    assert_eq!(
+        unsafe { collide_session_set_witness(l.session, 0) },
+        CollideStatus::Ok
+    );
     unsafe { collide_world_free(w) };
 }
 
@@ -172,6 +216,63 @@ fn payloads_attach_and_detach_through_a_session() {
     let mut after = CollideWorldResult::default();
     unsafe { collide_check_world(l.session, w0, q.as_ptr(), dof, 0.0, &mut after) };
     assert_eq!(after, before, "detach restores");
+    // Held so that it may touch the link it hit: that link is no longer checked against
+    // it; allowed to touch every link, the ball meets nothing in the empty world.
+    let hit = with.index as usize;
+    let attach = |touches: &[usize], id: &mut u32| unsafe {
+        collide_session_attach_touching(
+            l.session,
+            n_links - 1,
+            &ball,
+            [0.0; 3].as_ptr(),
+            [0.0; 3].as_ptr(),
+            touches.as_ptr(),
+            touches.len(),
+            id,
+        )
+    };
+    assert_eq!(
+        attach(&[hit], &mut id),
+        CollideStatus::Ok,
+        "{}",
+        last_error()
+    );
+    let mut r = CollideWorldResult::default();
+    unsafe { collide_check_world(l.session, w0, q.as_ptr(), dof, 0.0, &mut r) };
+    assert!(
+        r.obstacle != CollideObstacle::Link || r.index != hit as i64,
+        "{r:?}"
+    );
+    unsafe { collide_session_detach(l.session, id) };
+    let all: Vec<usize> = (0..n_links).collect();
+    assert_eq!(attach(&all, &mut id), CollideStatus::Ok, "{}", last_error());
+    unsafe { collide_check_world(l.session, w0, q.as_ptr(), dof, 0.0, &mut r) };
+    assert_eq!(
+        r, before,
+        "a payload that may touch every link, in an empty world"
+    );
+    unsafe { collide_session_detach(l.session, id) };
+    assert_eq!(attach(&[0, n_links], &mut id), CollideStatus::BadArgument);
+    assert!(
+        last_error().contains(&format!("link {n_links}")),
+        "{}",
+        last_error()
+    );
+    let st = unsafe {
+        collide_session_attach_touching(
+            l.session,
+            n_links - 1,
+            &ball,
+            [0.0; 3].as_ptr(),
+            [0.0; 3].as_ptr(),
+            ptr::null(),
+            2,
+            &mut id,
+        )
+    };
+    assert_eq!(st, CollideStatus::BadArgument);
+    unsafe { collide_check_world(l.session, w0, q.as_ptr(), dof, 0.0, &mut r) };
+    assert_eq!(r, before, "nothing attached by the refused calls");
     // Bad payloads: an unknown link, a NaN radius; nothing attached.
     let st = unsafe {
         collide_session_attach(

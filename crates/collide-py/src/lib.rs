@@ -404,8 +404,10 @@ impl Model {
     /// The world check of one configuration (docs/world.md): every link primitive against
     /// the occupied cells and fixtures of `world` within `margin`; `verdict_only` stops at
     /// the first hit. The same result type as `Model.check` (`link_a` the link, `link_b`
-    /// the cell, fixture or link it came near). Payloads: `collide.WorldSession`.
-    #[pyo3(signature = (q, world, margin, verdict_only=false))]
+    /// the cell, fixture or link it came near). `witness=True` fills `point_a` (on the
+    /// link) and `point_b` (on what it came near) when `min_distance` is within
+    /// `margin + 0.01` (not with `verdict_only`). Payloads: `collide.WorldSession`.
+    #[pyo3(signature = (q, world, margin, verdict_only=false, witness=false))]
     fn check_world(
         &self,
         py: Python<'_>,
@@ -413,8 +415,9 @@ impl Model {
         world: &world::World,
         margin: f64,
         verdict_only: bool,
+        witness: bool,
     ) -> PyResult<CheckResult> {
-        world::check_world(self, py, &q, world, margin, verdict_only)
+        world::check_world(self, py, &q, world, margin, verdict_only, witness)
     }
 
     /// `check_world` on every row of Q (n, dof): (in_collision bool[n], min_distance

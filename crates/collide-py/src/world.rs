@@ -174,7 +174,8 @@ impl World {
 
 /// The world result as the same `CheckResult` `Model.check` returns: `link_a` the robot
 /// link (for a payload, "payload ID on LINK"), `link_b` what it came near ("cell (i, j,
-/// k)", "fixture N", a link name or "payload ID"); `pair` and the witness points None.
+/// k)", "fixture N", a link name or "payload ID"); `pair` None, the witness points when the
+/// session computed them.
 pub(crate) fn world_result(links: &[String], r: &CollideWorldResult) -> CheckResult {
     let link = usize::try_from(r.link).ok().map(|l| links[l].clone());
     let link_a = match (link, r.payload) {
@@ -203,9 +204,14 @@ pub(crate) fn world_result(links: &[String], r: &CollideWorldResult) -> CheckRes
         pair: None,
         link_a,
         link_b,
-        point_a: None,
-        point_b: None,
+        point_a: point(r.point_a),
+        point_b: point(r.point_b),
     }
+}
+
+/// A witness point, `None` when the result has none (NaN).
+fn point(p: [f64; 3]) -> Option<(f64, f64, f64)> {
+    (!p[0].is_nan()).then_some((p[0], p[1], p[2]))
 }
 
 /// `Model.check_world`: one configuration against `world` on a pooled session (no
@@ -217,11 +223,17 @@ pub(crate) fn check_world(
     world: &World,
     margin: f64,
     verdict_only: bool,
+    witness: bool,
 ) -> PyResult<CheckResult> {
     let q = m.q_vec(q)?;
     let w = world.inner.clone();
     let r = py
-        .detach(|| m.with_session(|s| s.check_world(&w, &q, margin, verdict_only)))
+        .detach(|| {
+            m.with_session(|s| {
+                s.set_witness(witness);
+                s.check_world(&w, &q, margin, verdict_only)
+            })
+        })
         .map_err(to_py)?;
     Ok(world_result(&m.links, &r))
 }
@@ -273,16 +285,31 @@ impl WorldSession {
     }
 
     /// Attaches `shape` to link `link` (its name) at `xyz`/`rpy` in the link's frame; the
-    /// payload's id. It is checked against the world and every other link. ValueError
-    /// for an unknown link or a bad shape or pose (nothing attached).
-    #[pyo3(signature = (link, shape, xyz=[0.0; 3], rpy=[0.0; 3]))]
-    fn attach(&mut self, link: &str, shape: &Shape, xyz: [f64; 3], rpy: [f64; 3]) -> PyResult<u32> {
+    /// payload's id. It is checked against the world and every other link but those named
+    /// in `touches` (links it may touch besides its holder: an object held between two
+    /// fingers). ValueError for an unknown link or a bad shape or pose (nothing attached).
+    #[pyo3(signature = (link, shape, xyz=[0.0; 3], rpy=[0.0; 3], touches=Vec::new()))]
+    fn attach(
+        &mut self,
+        link: &str,
+        shape: &Shape,
+        xyz: [f64; 3],
+        rpy: [f64; 3],
+        touches: Vec<String>,
+    ) -> PyResult<u32> {
         let links = &self.model.get().links;
-        let i = links.iter().position(|l| l == link).ok_or_else(|| {
-            PyValueError::new_err(format!("no link `{link}` in the model: {links:?}"))
-        })?;
+        let index = |name: &str| {
+            links.iter().position(|l| l == name).ok_or_else(|| {
+                PyValueError::new_err(format!("no link `{name}` in the model: {links:?}"))
+            })
+        };
+        let i = index(link)?;
+        let may_touch = touches
+            .iter()
+            .map(|t| index(t))
+            .collect::<PyResult<Vec<usize>>>()?;
         self.inner
-            .attach_payload(i, &shape.inner, xyz, rpy)
+            .attach_payload_touching(i, &shape.inner, xyz, rpy, &may_touch)
             .map_err(to_py)
     }
 
@@ -299,8 +326,10 @@ impl WorldSession {
 
     /// The world check at `q` with the payloads; `verdict_only` stops at the first hit;
     /// `coherent` skips the links proven clear since their last exact check (the same
-    /// verdict; docs/world.md, "Coherent mode").
-    #[pyo3(signature = (q, margin, verdict_only=false, coherent=false))]
+    /// verdict; docs/world.md, "Coherent mode"). `witness=True`: the full check fills
+    /// `point_a` (on the body) and `point_b` (on what it came near) when `min_distance` is
+    /// within `margin + 0.01`.
+    #[pyo3(signature = (q, margin, verdict_only=false, coherent=false, witness=false))]
     fn check(
         &mut self,
         py: Python<'_>,
@@ -308,10 +337,12 @@ impl WorldSession {
         margin: f64,
         verdict_only: bool,
         coherent: bool,
+        witness: bool,
     ) -> PyResult<CheckResult> {
         let m = self.model.get();
         let q = m.q_vec(&q)?;
         let (s, w) = (&mut self.inner, &self.world);
+        s.set_witness(witness);
         let r = py
             .detach(|| {
                 if coherent {

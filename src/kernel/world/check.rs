@@ -1,6 +1,6 @@
 //! The world check: every link primitive and every attached payload against the occupied
 //! cells and the fixtures within the margin, and every payload against the robot's links
-//! except its holder.
+//! except its holder and those it may touch.
 //!
 //! # Stages, per body (a link primitive or a payload)
 //!
@@ -27,8 +27,9 @@
 //! when it is at most the reach. A cell outside the window is farther than the reach
 //! along one axis alone, so farther than the reach. Hence `tripped` is false only when
 //! every body is more than `margin` from every occupied cell, fixture and (for payloads)
-//! non-holding link; `min_distance` is the least value found, capped at the reach (a lower
-//! bound on the least distance, exact when below the cap). NaN anywhere trips.
+//! link that neither holds it nor is listed as one it may touch; `min_distance` is the
+//! least value found, capped at the reach (a lower bound on the least distance, exact when
+//! below the cap). NaN anywhere trips.
 
 use super::super::gjk::Witness;
 use super::super::model::{Model, PrimKind};
@@ -283,10 +284,10 @@ impl Model {
             if ctx.against_world(&body, &mut p.witness) {
                 return fold.res;
             }
-            // Against the robot's links except the holder.
+            // Against the robot's links except the holder and those it may touch.
             for k in 0..self.prims.len() {
                 let link = self.prims[k].link;
-                if link == p.link {
+                if p.exempts(link) {
                     continue;
                 }
                 let other = Placed {

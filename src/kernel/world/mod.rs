@@ -10,6 +10,8 @@
 //! * [`payload`]: [`WorldState`], attached payloads, warm starts, counters.
 //! * [`check`]: [`Model::check_world`](super::Model::check_world) and its verdict-only
 //!   form.
+//! * [`witness`]: [`Model::world_witness`](super::Model::world_witness), the points and
+//!   exact signed distance of a result's hit.
 //!
 //! Above the self check in the kernel's import order: it uses the model, the workspace, FK,
 //! the check's placed hulls and every distance routine below.
@@ -20,6 +22,7 @@ pub mod payload;
 pub mod scene;
 pub mod solid;
 pub mod voxelise;
+pub mod witness;
 
 pub use check::{LinkSelection, Obstacle, WorldBody, WorldHit, WorldResult};
 pub use grid::{MAX_BRICK_SPAN, MAX_CELLS, MAX_INDEX, OccupancyGrid};

@@ -18,6 +18,17 @@ pub(crate) struct Payload {
     pub(crate) pose: Iso,
     pub(crate) body: Body,
     pub(crate) witness: Witness,
+    /// Links besides the holder the payload may touch (an object held between two
+    /// fingers): their primitives are not checked against it.
+    pub(crate) may_touch: Vec<usize>,
+}
+
+impl Payload {
+    /// Is link `l` exempt from this payload (its holder, or a link it may touch)?
+    #[inline(always)]
+    pub(crate) fn exempts(&self, l: usize) -> bool {
+        l == self.link || self.may_touch.contains(&l)
+    }
 }
 
 /// Counters of the last world check (diagnostics; no effect on results).
@@ -77,6 +88,28 @@ impl WorldState {
         xyz: V3,
         rpy: V3,
     ) -> Result<u32, String> {
+        self.attach_touching(model, link, shape, xyz, rpy, &[])
+    }
+
+    /// [`WorldState::attach`], and the payload may touch the links `may_touch` besides its
+    /// holder (an object held between two fingers touches both): their primitives are not
+    /// checked against it; the world and every other link are. Errors (nothing attached):
+    /// those of `attach`, and a link in `may_touch` that is not the model's.
+    pub fn attach_touching(
+        &mut self,
+        model: &Model,
+        link: usize,
+        shape: &Shape,
+        xyz: V3,
+        rpy: V3,
+        may_touch: &[usize],
+    ) -> Result<u32, String> {
+        if let Some(&l) = may_touch.iter().find(|&&l| l >= model.n_links()) {
+            return Err(format!(
+                "link {l} the payload may touch is not a link of the model (it has {})",
+                model.n_links()
+            ));
+        }
         if link >= model.n_links() {
             return Err(format!(
                 "link {link} is not a link of the model (it has {})",
@@ -106,6 +139,7 @@ impl WorldState {
             },
             body,
             witness: Witness::default(),
+            may_touch: may_touch.to_vec(),
         });
         Ok(id)
     }
