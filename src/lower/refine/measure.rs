@@ -185,19 +185,13 @@ impl<'a> Judge<'a> {
             .copied()
             .filter(|p| options.poses > 0 && touches.get(p) == Some(&options.poses))
             .collect();
-        for &(a, b) in &always_touching {
-            draft.acm.push(AcmEntry {
-                a: k.link_names[a].clone(),
-                b: k.link_names[b].clone(),
-                reason: "always".into(),
-                proof: "meshes touch on every refinement pose".into(),
-            });
-        }
-        let k = if always_touching.is_empty() {
-            k
-        } else {
-            load_kernel(&draft)?
-        };
+        let k = exempt(
+            &mut draft,
+            k,
+            &always_touching,
+            "always",
+            "meshes touch on every refinement pose",
+        )?;
         let pairs = k.model.checked_pairs().to_vec();
         let rest_q = k.q_from(&manifest.rest_pose.q);
         let mut ws = k.model.workspace();
@@ -252,19 +246,13 @@ impl<'a> Judge<'a> {
             )
             .flatten()
             .collect();
-        for &(a, b) in &meshes_apart {
-            draft.acm.push(AcmEntry {
-                a: k.link_names[a].clone(),
-                b: k.link_names[b].clone(),
-                reason: "never".into(),
-                proof: crate::acm::MESHES_NEVER.into(),
-            });
-        }
-        let k = if meshes_apart.is_empty() {
-            k
-        } else {
-            load_kernel(&draft)?
-        };
+        let k = exempt(
+            &mut draft,
+            k,
+            &meshes_apart,
+            "never",
+            crate::acm::MESHES_NEVER,
+        )?;
         let pairs = k.model.checked_pairs().to_vec();
         let progress = crate::progress::bar(REFINE_RAYS as u64, "free-space rays");
         let rays = ray_contacts(
@@ -461,4 +449,27 @@ impl<'a> Judge<'a> {
             )
         }
     }
+}
+
+/// Adds an ACM row for each of `pairs` (kernel link indices of `k`) to the draft, and the
+/// draft's kernel without them (`k` itself when there are none).
+fn exempt(
+    draft: &mut Manifest,
+    k: LoadedKernel,
+    pairs: &[(usize, usize)],
+    reason: &str,
+    proof: &str,
+) -> Result<LoadedKernel> {
+    if pairs.is_empty() {
+        return Ok(k);
+    }
+    for &(a, b) in pairs {
+        draft.acm.push(AcmEntry {
+            a: k.link_names[a].clone(),
+            b: k.link_names[b].clone(),
+            reason: reason.into(),
+            proof: proof.into(),
+        });
+    }
+    load_kernel(draft)
 }
