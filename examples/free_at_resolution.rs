@@ -25,15 +25,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if tolerances.is_empty() {
         tolerances = vec![0.0, 0.5, 1.0, 1.5, 2.0, 5.0];
     }
-    let mut load = LoadOptions::default();
-    let packages = std::env::var("COLLIDE_PACKAGE_PATH").unwrap_or_default();
-    load.package_paths.extend(
-        packages
-            .split(':')
-            .filter(|p| !p.is_empty())
-            .map(Into::into),
-    );
-    let prepared = prepare(Path::new(&path), &[], &ReadOptions::new(load))?;
+    // The package resolver reads COLLIDE_PACKAGE_PATH itself, as for the CLI.
+    let read = ReadOptions::new(LoadOptions::default());
+    let prepared = prepare(Path::new(&path), &[], &read)?;
     let kernel = prepared.fit_kernel();
     let pairs = kernel.model.checked_pairs().to_vec();
     let rays = Rays {
