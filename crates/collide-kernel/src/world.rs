@@ -262,6 +262,11 @@ fn world_err(e: String) -> Failure {
     bad(e)
 }
 
+/// A world of the grid `g` alone (fixtures are added one by one).
+fn grid_world(g: OccupancyGrid) -> Result<World, Failure> {
+    World::new(g, vec![]).map_err(world_err)
+}
+
 /// Stores `w` in `*out` (checked non-null by the caller) as a new reference.
 unsafe fn give(out: *mut *const CollideWorld, w: World) {
     // SAFETY: checked non-null by the caller.
@@ -299,7 +304,7 @@ pub unsafe extern "C" fn collide_world_from_cells(
             let cells: Vec<[i32; 3]> = c.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
             let g =
                 OccupancyGrid::from_cells(origin_of(origin), pitch, &cells).map_err(world_err)?;
-            give(out_world, World::new(g, vec![]).map_err(world_err)?);
+            give(out_world, grid_world(g)?);
         }
         Ok(())
     })
@@ -324,7 +329,7 @@ pub unsafe extern "C" fn collide_world_from_points(
             let pts: Vec<[f64; 3]> = p.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
             let g =
                 OccupancyGrid::from_points(&pts, pitch, origin_of(origin)).map_err(world_err)?;
-            give(out_world, World::new(g, vec![]).map_err(world_err)?);
+            give(out_world, grid_world(g)?);
         }
         Ok(())
     })
@@ -367,7 +372,7 @@ fn mesh_world(path: &Path, pitch: f64, origin: [f64; 3]) -> Result<World, Failur
         .map_err(|e| bad(e.to_string()))?;
     let g = OccupancyGrid::from_triangles(&mesh.vertices, &mesh.triangles, pitch, origin)
         .map_err(|e| bad(format!("{shown}: {e}")))?;
-    World::new(g, vec![]).map_err(world_err)
+    grid_world(g)
 }
 
 /// A new world: `world`'s cells and fixtures and one more fixture, `shape` (world frame;

@@ -14,9 +14,7 @@ impl CollideWorld {
     ) -> Result<Arc<CollideWorld>, Error> {
         rust_guard("World.from_cells", || {
             let g = OccupancyGrid::from_cells(origin, pitch, cells).map_err(world_err)?;
-            Ok(Arc::new(CollideWorld::wrap(
-                World::new(g, vec![]).map_err(world_err)?,
-            )))
+            Ok(Arc::new(CollideWorld::wrap(grid_world(g)?)))
         })
     }
 
@@ -28,9 +26,7 @@ impl CollideWorld {
     ) -> Result<Arc<CollideWorld>, Error> {
         rust_guard("World.from_points", || {
             let g = OccupancyGrid::from_points(points, pitch, origin).map_err(world_err)?;
-            Ok(Arc::new(CollideWorld::wrap(
-                World::new(g, vec![]).map_err(world_err)?,
-            )))
+            Ok(Arc::new(CollideWorld::wrap(grid_world(g)?)))
         })
     }
 
