@@ -41,7 +41,12 @@ fn agrees(name: &str, m: &Model, n: usize, seed: u64, margins: &[f64]) -> Vec<us
             if margin >= 0.0 {
                 assert_eq!(s.epa_steps, 0, "{name} pose {k}: the polytope ran");
             }
-            assert!(s.prim_pairs <= full_prims, "{name} pose {k}: more pairs");
+            assert!(
+                s.prim_pairs <= full_prims,
+                "{name} pose {k} margin {margin}: more pairs {} > {full_prims}, tripped {}",
+                s.prim_pairs,
+                v.tripped
+            );
             tripped[i] += usize::from(v.tripped);
         }
     }

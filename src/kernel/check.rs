@@ -32,14 +32,18 @@
 //! for capsule, box–capsule and box–box pairs, exact within the tolerance for pairs with a
 //! tight primitive when the expanding polytope converges (see `gjk::gjk_cso_depth`), so a
 //! controller can use them to recover from penetration. Without `want_all_pairs` only the
-//! minimum is reported, and an overlapping tight pair's depth bound stops once it reaches
-//! the minimum so far (it could not lower it): `min_distance`, `min_pair` and the verdict
-//! are the same either way.
+//! minimum is reported, so the running minimum over the pairs visited so far lowers the
+//! refinement threshold (`settle_level`): a pair whose bound is above it cannot lower it and
+//! keeps that bound, and an overlapping tight pair's depth bound stops once it reaches it.
+//! The pair that ends as the minimum was below every earlier value, so it was refined:
+//! `min_distance`, `min_pair` and the verdict are the same either way, and only pairs that
+//! cannot be the least are spared their GJK (on a pose in collision, most of them).
 //!
 //! Determinism: the pairs are visited in a fixed order with fixed arithmetic, so the same
 //! `q` and the same workspace state give bit-identical results. With warm start off (the
 //! default) the workspace carries no state between calls; with it on, results depend on the
-//! stored witnesses at the level of the GJK tolerance.
+//! stored witnesses at the level of the GJK tolerance, never in the verdict
+//! ([`Workspace::set_warm_start`]).
 
 use super::distance_box_box::box_box_refined;
 use super::distance_box_capsule::box_capsule;
@@ -53,7 +57,7 @@ use super::scan::Climb;
 use super::shapes::{Obb, PosedHull};
 use super::support_table;
 use super::vec3::{Iso, norm2, sub};
-use super::workspace::{CheckStats, Placed, Workspace, WorldPrim};
+use super::workspace::{CheckStats, Placed, WARM_RECHECK, Workspace, WorldPrim};
 
 /// Result of [`Model::check_self_collision`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,6 +80,17 @@ pub struct VerdictResult {
     /// The first tripping pair in [`Model::checked_pairs`] order:
     /// [`CheckResult::first_tripping_pair`].
     pub first_tripping_pair: Option<(usize, usize)>,
+}
+
+/// The level above which a pair's value needs no refinement: the caller's refinement
+/// threshold (margin + band), or the running minimum the caller takes the value's minimum
+/// with, whichever is lower. A bound above the running minimum cannot lower it, and the
+/// pair that ends as the minimum was below every earlier one, so it was refined: the
+/// minimum is exact as before, at the cost of the pairs that cannot be it.
+#[inline(always)]
+fn settle_level(threshold: f64, ceiling: f64) -> f64 {
+    // `f64::min` ignores a NaN running minimum (a pair already NaN: every value loses).
+    threshold.min(ceiling)
 }
 
 impl Model {
@@ -132,7 +147,7 @@ impl Model {
             min_distance: f64::INFINITY,
             min_pair: None,
         };
-        let warm = ws.warm_start;
+        let warm = ws.warm_line(margin);
         let (placed, witness, pair_dist) = ws.split();
         for (pi, &(la, lb)) in self.checked_pairs().iter().enumerate() {
             // Without every pair's value, only the minimum is reported: an overlapping
@@ -143,7 +158,14 @@ impl Model {
                 res.min_distance
             };
             let d = self.pair_value(
-                pi, &placed, witness, warm, threshold, ceiling, None, &mut stats,
+                pi,
+                &placed,
+                witness,
+                warm,
+                settle_level(threshold, ceiling),
+                ceiling,
+                None,
+                &mut stats,
             );
             if want_all_pairs {
                 pair_dist[pi] = d;
@@ -174,7 +196,10 @@ impl Model {
     /// ceiling `c` is `>= c` and at most the bound run to the end; so each pair value it
     /// computes is `<= margin` exactly when the unstopped one is. The verdict-only check
     /// stops the depth bound at `-∞` (overlap decides) or, for a negative `margin`, just
-    /// above `margin`, which by the same argument decides each pair the same way.
+    /// above `margin`, which by the same argument decides each pair the same way. It
+    /// refines nothing above `margin` (a bound above it decides the pair, and GJK stops as
+    /// soon as its bound passes it), and a value at or below `margin` is refined as the
+    /// full check refines it.
     ///
     /// Panics when `q.len() != self.dof()` or `ws` belongs to another model.
     pub fn check_verdict(&self, q: &[f64], ws: &mut Workspace, margin: f64) -> VerdictResult {
@@ -185,7 +210,8 @@ impl Model {
     /// [`Model::check_verdict`] on the poses already in `ws` (after [`Model::fk`]).
     pub fn check_placed_verdict(&self, ws: &mut Workspace, margin: f64) -> VerdictResult {
         ws.assert_fits(self);
-        let threshold = margin + self.refine_band();
+        // A value above the margin decides its pair: nothing above it is refined.
+        let threshold = margin;
         // In overlap a value is <= 0: with margin >= 0 no depth is owed (ceiling -inf).
         let ceiling = if margin >= 0.0 {
             f64::NEG_INFINITY
@@ -193,7 +219,7 @@ impl Model {
             margin.next_up()
         };
         let mut stats = CheckStats::default();
-        let warm = ws.warm_start;
+        let warm = ws.warm_line(margin);
         let (placed, witness, _) = ws.split();
         let mut res = VerdictResult {
             tripped: false,
@@ -245,8 +271,10 @@ impl Model {
     ) -> f64 {
         let threshold = margin + self.refine_band();
         let mut stats = CheckStats::default();
-        let warm = ws.warm_start;
+        let warm = ws.warm_line(margin);
         let (placed, witness, _) = ws.split();
+        // Refined up to the threshold whatever the ceiling: a caller that keeps the value
+        // (the coherent cache's anchor) wants it tight.
         self.pair_value(
             pair, &placed, witness, warm, threshold, ceiling, None, &mut stats,
         )
@@ -260,6 +288,9 @@ impl Model {
     ///
     /// `stop`: the verdict-only check's margin: the loop ends at the first primitive pair
     /// that brings the value to or below it (the pair trips whatever the rest give).
+    ///
+    /// `warm`: with warm start on, the margin near which a primitive pair's value is
+    /// recomputed cold (see [`Workspace::set_warm_start`]); `None`: cold.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn pair_value(
@@ -267,7 +298,7 @@ impl Model {
         pi: usize,
         placed: &Placed,
         witness: &mut [Witness],
-        warm: bool,
+        warm: Option<f64>,
         threshold: f64,
         ceiling: f64,
         stop: Option<f64>,
@@ -285,7 +316,8 @@ impl Model {
         let (ra, rb) = (self.link_spheres[la].1, self.link_spheres[lb].1);
         let lc2 = norm2(sub(link_sphere_c[la], link_sphere_c[lb]));
         let link_reach = ra + rb + threshold;
-        if lc2 > link_reach * link_reach {
+        // A negative reach (a threshold deeper than the spheres): every gap is above it.
+        if lc2 > link_reach * link_reach || link_reach < 0.0 {
             stats.link_skipped += 1;
             return lc2.sqrt() - ra - rb;
         }
@@ -296,7 +328,7 @@ impl Model {
             let (ia, ib) = (pp.a as usize, pp.b as usize);
             let dc2 = norm2(sub(sphere_c[ia], sphere_c[ib]));
             let reach = pp.rsum + threshold;
-            if dc2 > reach * reach {
+            if dc2 > reach * reach || reach < 0.0 {
                 // Sphere gap > margin + band: skip, contribute the gap (a lower bound).
                 stats.sphere_skipped += 1;
                 let g = dc2.sqrt() - pp.rsum;
@@ -317,21 +349,38 @@ impl Model {
             stats.narrow_tight += (matches!(world[ia], WorldPrim::Tight(_))
                 | matches!(world[ib], WorldPrim::Tight(_)))
                 as u32;
-            let w = if warm && pp.slot != u32::MAX {
-                Some(&mut witness[pp.slot as usize])
-            } else {
-                None
+            let slot = warm.filter(|_| pp.slot != u32::MAX);
+            let narrow = |w: Option<&mut Witness>, stats: &mut CheckStats| {
+                self.narrow(
+                    ia,
+                    ib,
+                    world,
+                    link_pose,
+                    threshold,
+                    d.min(ceiling),
+                    w,
+                    stats,
+                )
             };
-            let v = self.narrow(
-                ia,
-                ib,
-                world,
-                link_pose,
-                threshold,
-                d.min(ceiling),
-                w,
-                stats,
-            );
+            let v = match slot {
+                None => narrow(None, stats),
+                Some(margin) => {
+                    let w = &mut witness[pp.slot as usize];
+                    let seeded = w.n > 0;
+                    let mut v = narrow(Some(w), stats);
+                    if v.is_nan() || (v - margin).abs() <= WARM_RECHECK {
+                        // A warm value may differ from the cold one in the GJK tolerance's
+                        // digits: at the margin take the cold one, and start cold next call
+                        // too, so warm start never changes a verdict.
+                        if seeded {
+                            *w = Witness::default();
+                            v = narrow(Some(w), stats);
+                        }
+                        *w = Witness::default();
+                    }
+                    v
+                }
+            };
             if v.is_nan() || v < d {
                 d = v;
             }

@@ -64,23 +64,35 @@ pub fn tight_box_within(
     warm: Option<&mut Witness>,
     ceiling: f64,
 ) -> Staged {
-    let sat = box_box_sat(&t.obb, b);
-    if sat > threshold {
-        return Staged::settled(sat);
-    }
-    let s1 = sat.max(dop_dop_lower_bound(&t.obb, t.dop, b, bdop));
-    if s1 > threshold {
-        return Staged::settled(s1);
-    }
+    let mut warm = warm;
+    let s1 = if Witness::seeded(&warm) {
+        f64::NEG_INFINITY
+    } else {
+        let sat = box_box_sat(&t.obb, b);
+        if sat > threshold {
+            return Staged::settled(sat);
+        }
+        let s1 = sat.max(dop_dop_lower_bound(&t.obb, t.dop, b, bdop));
+        if s1 > threshold {
+            return Staged::settled(s1);
+        }
+        s1
+    };
     let g = gjk_in_hull_frame_depth(
         &t.hull,
         &t.hull.box_to_local(b),
         sub(b.center, t.obb.center),
-        warm,
-        DepthLimits { floor: s1, ceiling },
+        warm.as_deref_mut(),
+        DepthLimits {
+            floor: s1,
+            ceiling,
+            settle: threshold,
+        },
     );
+    let value = s1.max(g.lower);
+    Witness::keep_within(warm, value, threshold);
     Staged {
-        value: s1.max(g.lower),
+        value,
         steps: g.iterations + g.proposals + g.epa_iterations + g.epa_proposals,
         scanned: g.full_scan_vertices(t.hull.pts.len() + 8),
         full_scan: g.full_scan_vertices(t.hull.pts.len() + 8),

@@ -89,6 +89,8 @@ pub fn tight_capsule_within(
     let limits = DepthLimits {
         floor: s1 + c.radius,
         ceiling: lifted,
+        // The core's distance above the threshold plus the radius: the value is above it.
+        settle: threshold + c.radius,
     };
     let g = gjk_in_hull_frame_depth(&t.hull, &t.hull.segment_to_local(&seg), seed, warm, limits);
     Staged {

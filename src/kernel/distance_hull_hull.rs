@@ -203,25 +203,37 @@ pub fn tight_tight_within(
     warm: Option<&mut Witness>,
     ceiling: f64,
 ) -> Staged {
-    let sat = box_box_sat(&a.obb, &b.obb);
-    if sat > threshold {
-        return Staged::settled(sat);
-    }
-    let s1 = sat.max(dop_dop_lower_bound(&a.obb, a.dop, &b.obb, b.dop));
-    if s1 > threshold {
-        return Staged::settled(s1);
-    }
+    let mut warm = warm;
+    let s1 = if Witness::seeded(&warm) {
+        f64::NEG_INFINITY
+    } else {
+        let sat = box_box_sat(&a.obb, &b.obb);
+        if sat > threshold {
+            return Staged::settled(sat);
+        }
+        let s1 = sat.max(dop_dop_lower_bound(&a.obb, a.dop, &b.obb, b.dop));
+        if s1 > threshold {
+            return Staged::settled(s1);
+        }
+        s1
+    };
     // Seeded from the centre offset: the stage-1 axes measured no better as GJK seeds.
-    let limits = DepthLimits { floor: s1, ceiling };
+    let limits = DepthLimits {
+        floor: s1,
+        ceiling,
+        settle: threshold,
+    };
     let (g, examined) = hull_hull_depth_counted(
         &a.hull,
         &b.hull,
         sub(b.obb.center, a.obb.center),
-        warm,
+        warm.as_deref_mut(),
         limits,
     );
+    let value = s1.max(g.lower);
+    Witness::keep_within(warm, value, threshold);
     Staged {
-        value: s1.max(g.lower),
+        value,
         steps: g.iterations + g.proposals + g.epa_iterations + g.epa_proposals,
         scanned: examined,
         full_scan: g.full_scan_vertices(a.hull.pts.len() + b.hull.pts.len()),

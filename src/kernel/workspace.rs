@@ -72,6 +72,10 @@ pub struct Workspace {
     pub(crate) stats: CheckStats,
 }
 
+/// How far from the margin a warm value must lie to be kept: far above the GJK tolerance
+/// (1e-10 m), by which a converged warm and cold value can differ.
+pub const WARM_RECHECK: f64 = 1e-8;
+
 impl Workspace {
     pub(crate) fn assert_fits(&self, m: &Model) {
         assert!(
@@ -106,9 +110,20 @@ impl Workspace {
         &self.pair_dist
     }
 
-    /// Enable or disable GJK warm start from the previous witness of each primitive pair.
+    /// Enable or disable warm start from the previous witness of each primitive pair: GJK's
+    /// simplex apart, the expanding polytope's nearest face in overlap (speed on smooth
+    /// paths: a pair near its last pose converges in a step or two). A warm value is a lower
+    /// bound like a cold one, exact within the same tolerance when refined, but may differ
+    /// from the cold one in the tolerance's digits; so a primitive pair whose warm value is
+    /// within [`WARM_RECHECK`] of the margin is recomputed cold, and starts cold on the
+    /// next call: verdicts and tripping pairs are those of a cold check.
     pub fn set_warm_start(&mut self, on: bool) {
         self.warm_start = on;
+    }
+
+    /// With warm start on, the margin near which values are recomputed cold.
+    pub(crate) fn warm_line(&self, margin: f64) -> Option<f64> {
+        self.warm_start.then_some(margin)
     }
 
     pub fn warm_start(&self) -> bool {

@@ -204,7 +204,8 @@ fn main() {
             );
             assert_eq!(
                 bal.tripped, plain.tripped,
-                "{robot}: balanced verdicts differ"
+                "{robot}: balanced verdicts differ {} {}",
+                bal.tripped, plain.tripped
             );
         }
         let flat: Vec<f64> = uniform.iter().flatten().copied().collect();

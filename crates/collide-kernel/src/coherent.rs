@@ -675,7 +675,7 @@ impl Cache {
     /// (the `speed` preset, at least 1); `None` for none (`balanced`). The result's
     /// `tripped` is true only from an exact check. `min_distance` is a lower bound on the
     /// least distance over the checked pairs: the least exact value when an exact check
-    /// trips (`collide_check`'s bits, unless the budget cut in); when free, the least of
+    /// trips (`collide_check`'s within the GJK tolerance, unless the budget cut in); when free, the least of
     /// the exact values, of the due pairs' bounds and of the schedules' floors for the
     /// pairs not visited (`min_pair = None` when such a floor is the least).
     pub fn check_with(
@@ -705,6 +705,27 @@ impl Cache {
             return Outcome { verdict, result };
         }
         self.collect_due(c, q, margin, n);
+        // Each pair's GJK starts from its last exact check's simplex: on a smooth path it
+        // converges in a step or two. Values at the margin are recomputed cold
+        // (`Workspace::set_warm_start`), so the verdicts stay `Precise`'s.
+        let warm = ws.warm_start();
+        ws.set_warm_start(true);
+        let outcome = self.check_due(c, model, ws, q, margin, budget);
+        ws.set_warm_start(warm);
+        outcome
+    }
+
+    /// [`Cache::check_with`] after the due pairs are collected.
+    fn check_due(
+        &mut self,
+        c: &Coherence,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+        margin: f64,
+        budget: Option<u32>,
+    ) -> Outcome {
+        let n = model.checked_pairs().len();
         let least = self.least;
         // Floors of the clear pairs not visited: queued ones are at least
         // `margin + W_p (at − T)` apart.

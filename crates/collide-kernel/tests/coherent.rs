@@ -195,12 +195,14 @@ fn smooth_trajectory_agrees(robot: &str, margin: f64) -> (f64, usize, usize) {
         }
         assert_eq!(a.in_collision, b.in_collision, "{robot}: step {k}");
         if a.in_collision {
-            // Every value at or below the margin comes from an exact check, the same one
-            // collide_check runs: the least distance and its pair are the same bits.
-            assert_eq!(
-                a.min_distance.to_bits(),
-                b.min_distance.to_bits(),
-                "{robot}: step {k}"
+            // Every value at or below the margin comes from an exact check of the same pair
+            // collide_check finds least: its value within the GJK tolerance (the cache
+            // warm-starts the expanding polytope; `Workspace::set_warm_start`).
+            assert!(
+                (a.min_distance - b.min_distance).abs() <= 1e-9,
+                "{robot}: step {k}: {} {}",
+                a.min_distance,
+                b.min_distance
             );
             assert_eq!((a.pair, a.link_a, a.link_b), (b.pair, b.link_a, b.link_b));
         }
@@ -439,8 +441,8 @@ fn floating_base_motion_never_invalidates_the_cache() {
 /// The schedule (clock, deferrals against the least pair, partial forward kinematics)
 /// under motion it was not tuned for: seeded random walks mixing 1 mrad steps, jumps of
 /// 0.3 rad, stays, excursions past the limits, margin changes and resets. At every call:
-/// `balanced` gives `collide_check`'s verdict (and, in collision, its least distance and
-/// pair), a distance never above the exact least one; `speed` with a budget of 2 never
+/// `balanced` gives `collide_check`'s verdict (and, in collision, its least pair and its
+/// distance within the GJK tolerance), a distance never above the exact least one; `speed` with a budget of 2 never
 /// says free where `collide_check` trips, and says in collision only where it does.
 fn schedule_agrees(robot: &str) -> (usize, usize, usize) {
     let model = CollideModel::open(&manifest(robot)).unwrap();
@@ -486,7 +488,7 @@ fn schedule_agrees(robot: &str) -> (usize, usize, usize) {
             assert_eq!(a.in_collision, b.in_collision, "{at}");
             if a.in_collision {
                 trips += 1;
-                assert_eq!(a.min_distance.to_bits(), b.min_distance.to_bits(), "{at}");
+                assert!((a.min_distance - b.min_distance).abs() <= 1e-9, "{at}");
                 assert_eq!(a.pair, b.pair, "{at}");
             }
             let truth = exact(&direct, &mut ws, &q)

@@ -85,6 +85,27 @@ pub struct Witness {
     pub ib: [u32; 4],
 }
 
+impl Witness {
+    /// Whether a staged routine may skip its stage-1 bounds and go straight to a warm GJK:
+    /// the pair's last evaluation reached GJK within the threshold (a routine forgets the
+    /// witness of a value above it, [`Witness::keep_within`]), so on a smooth path stage 1
+    /// would not settle it now either; the warm GJK alone converges to the same value
+    /// within the tolerance.
+    #[inline(always)]
+    pub fn seeded(warm: &Option<&mut Witness>) -> bool {
+        warm.as_ref().is_some_and(|w| w.n > 0)
+    }
+
+    /// Forgets the witness when the staged value is above `threshold`: the next
+    /// evaluation starts with stage 1, which settles a pair moving away cheaply.
+    #[inline(always)]
+    pub fn keep_within(warm: Option<&mut Witness>, value: f64, threshold: f64) {
+        if let Some(w) = warm.filter(|_| value > threshold) {
+            *w = Witness::default();
+        }
+    }
+}
+
 /// The points behind a GJK or expanding-polytope answer, for witness points
 /// ([`gjk_cso_depth_weights`]): `n` points of `A − B` by their vertex ids on `A` and `B`,
 /// with barycentric weights `w` (non-negative, summing to 1). `Σ w_k (A_{ia_k} − B_{ib_k})`
@@ -279,6 +300,10 @@ pub struct DepthLimits {
     /// A value the caller takes the minimum with: the expansion is not run, or stops, once
     /// the bound reaches it.
     pub ceiling: f64,
+    /// The level above which the caller needs no exact value (its refinement threshold):
+    /// GJK stops apart once its bound is above it. Unlike `ceiling` it also stops the apart
+    /// phase, so it must never be below what the caller compares with (its margin).
+    pub settle: f64,
 }
 
 impl DepthLimits {
@@ -286,6 +311,7 @@ impl DepthLimits {
     pub const NONE: DepthLimits = DepthLimits {
         floor: f64::NEG_INFINITY,
         ceiling: f64::INFINITY,
+        settle: f64::INFINITY,
     };
 }
 
@@ -413,10 +439,14 @@ fn gjk_cso_impl<C: Cso>(
         first_scan(&mut s, &mut bound, &mut iterations)
     };
 
+    let settle = depth.map_or(f64::INFINITY, |l| l.settle);
     let mut prev_ub = f64::INFINITY;
     let mut prev_simplex: Option<Simplex> = None;
     let wants_weights = weights.is_some();
     let (mut epa_iterations, mut epa_proposals) = (0u32, 0u32);
+    // A warm start's seed for the next call when the expanding polytope runs.
+    let mut epa_seed = Witness::default();
+    let keeps_seed = warm.is_some();
     let mut in_overlap = |s: &Simplex, bound: &mut Bound, iterations: &mut u32| {
         let epa_counts = (&mut epa_iterations, &mut epa_proposals);
         overlap_bound(
@@ -429,6 +459,7 @@ fn gjk_cso_impl<C: Cso>(
             depth,
             (tol_abs, tol_rel),
             weights.as_deref_mut(),
+            keeps_seed.then_some(&mut epa_seed),
         )
     };
     let (lower, upper, converged) = if overlap {
@@ -441,7 +472,7 @@ fn gjk_cso_impl<C: Cso>(
             }
             let upper = vv.sqrt();
             let tol = tol_abs + tol_rel * upper;
-            if upper - bound.lower <= tol {
+            if upper - bound.lower <= tol || bound.lower > settle {
                 break (bound.lower, upper, true);
             }
             if upper >= prev_ub {
@@ -462,7 +493,7 @@ fn gjk_cso_impl<C: Cso>(
             let (w, ia, ib) = c.support(d);
             iterations += 1;
             bound.fold(w, d, upper);
-            if upper - bound.lower <= tol || s.contains(ia, ib) {
+            if upper - bound.lower <= tol || bound.lower > settle || s.contains(ia, ib) {
                 break (bound.lower, upper, true);
             }
             if wants_weights {
@@ -473,9 +504,15 @@ fn gjk_cso_impl<C: Cso>(
         }
     };
     if let Some(wt) = warm {
-        wt.n = s.n as u8;
-        wt.ia = s.ia;
-        wt.ib = s.ib;
+        *wt = if epa_seed.n > 0 {
+            epa_seed
+        } else {
+            Witness {
+                n: s.n as u8,
+                ia: s.ia,
+                ib: s.ib,
+            }
+        };
     }
     if let Some(out) = weights {
         // Apart: the simplex's point nearest the origin. Overlap without a polytope face:
@@ -514,11 +551,21 @@ fn overlap_bound<C: Cso>(
     depth: Option<DepthLimits>,
     (tol_abs, tol_rel): (f64, f64),
     weights: Option<&mut SimplexWeights>,
+    warm_seed: Option<&mut Witness>,
 ) -> (f64, f64, bool) {
     let converged = match depth {
         // The scans so far already reach the ceiling: nothing to tighten.
         Some(lim) if bound.lower >= lim.ceiling => true,
-        Some(lim) => epa(c, s, bound, epa_counts, lim, (tol_abs, tol_rel), weights),
+        Some(lim) => epa(
+            c,
+            s,
+            bound,
+            epa_counts,
+            lim,
+            (tol_abs, tol_rel),
+            weights,
+            warm_seed,
+        ),
         None => true,
     };
     if !bound.lower.is_finite() {

@@ -4,7 +4,7 @@
 
 use super::simplex::{Simplex, closest_weights, flat_tetrahedron, simplex_weights};
 use super::support::Cso;
-use super::{Bound, DepthLimits, SimplexWeights};
+use super::{Bound, DepthLimits, SimplexWeights, Witness};
 use crate::kernel::vec3::*;
 
 /// Vertices the expanding polytope holds: the start tetrahedron, the points that blow up a
@@ -221,8 +221,12 @@ impl Polytope {
 ///
 /// `weights` (witness queries only): on return, the polytope's triangle nearest the origin
 /// and the weights of its point nearest the origin (`n == 0` when no polytope was built).
+///
+/// `seed` (warm start): on return, a tetrahedron of the polytope for the next call on the
+/// same pair (see [`warm_seed`]); left as it was when no polytope was built.
 #[cold]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn epa<C: Cso>(
     c: &C,
     s: &Simplex,
@@ -231,6 +235,7 @@ pub(super) fn epa<C: Cso>(
     limits: DepthLimits,
     (tol_abs, tol_rel): (f64, f64),
     weights: Option<&mut SimplexWeights>,
+    seed: Option<&mut Witness>,
 ) -> bool {
     let mut poly = Polytope {
         p: [[0.0; 3]; EPA_MAX_VERTS],
@@ -244,7 +249,39 @@ pub(super) fn epa<C: Cso>(
     if let Some(out) = weights {
         nearest_face_weights(&poly, out);
     }
+    if let Some(w) = seed {
+        warm_seed(&poly, w);
+    }
     converged
+}
+
+/// The tetrahedron a warm start rebuilds in overlap: the polytope's face nearest the origin
+/// and the vertex farthest behind it. The origin lies between them, so on a smooth path it
+/// still holds the origin at the next call, and the expansion starts at the face where it
+/// stopped: one or two scans instead of a polytope grown from GJK's simplex. Any four points
+/// of `A − B` are a valid seed (GJK examines a rebuilt simplex from scratch): this is
+/// speed only.
+fn warm_seed(poly: &Polytope, out: &mut Witness) {
+    let live = poly.f[..poly.nf]
+        .iter()
+        .filter(|f| f.alive && f.dist.is_finite());
+    let Some(f) = live.min_by(|x, y| x.dist.total_cmp(&y.dist)) else {
+        return;
+    };
+    let Some(apex) =
+        (0..poly.nv).min_by(|&i, &j| dot(poly.p[i], f.n).total_cmp(&dot(poly.p[j], f.n)))
+    else {
+        return;
+    };
+    if f.v.contains(&(apex as u8)) {
+        return;
+    }
+    let v = [f.v[0] as usize, f.v[1] as usize, f.v[2] as usize, apex];
+    *out = Witness {
+        n: 4,
+        ia: v.map(|k| poly.ia[k]),
+        ib: v.map(|k| poly.ib[k]),
+    };
 }
 
 /// The weights of the point of the polytope's boundary nearest the origin (inside it): the
@@ -310,7 +347,7 @@ pub(super) fn epa_expand<C: Cso>(
     tol_abs: f64,
     tol_rel: f64,
 ) -> bool {
-    let DepthLimits { floor, ceiling } = limits;
+    let DepthLimits { floor, ceiling, .. } = limits;
     for k in 0..s.n {
         if !poly.has(s.ia[k], s.ib[k]) {
             poly.push(s.p[k], s.ia[k], s.ib[k]);

@@ -263,6 +263,7 @@ fn the_limits_stop_early_and_leave_what_the_caller_keeps() {
     let lim = DepthLimits {
         floor: f64::NEG_INFINITY,
         ceiling: -5.0,
+        settle: f64::INFINITY,
     };
     let g = depth(&a, &b, None, lim);
     assert!(
@@ -273,6 +274,7 @@ fn the_limits_stop_early_and_leave_what_the_caller_keeps() {
     let lim = DepthLimits {
         floor: f64::NEG_INFINITY,
         ceiling: -0.75,
+        settle: f64::INFINITY,
     };
     let g = depth(&a, &b, None, lim);
     assert!(g.lower >= -0.75 && g.lower <= full.lower + 1e-15, "{g:?}");
@@ -280,6 +282,7 @@ fn the_limits_stop_early_and_leave_what_the_caller_keeps() {
     let lim = DepthLimits {
         floor: -0.7,
         ceiling: f64::INFINITY,
+        settle: f64::INFINITY,
     };
     let g = depth(&a, &b, None, lim);
     assert!(g.converged && g.lower.max(-0.7) == -0.7, "{g:?}");
