@@ -5,9 +5,10 @@
 //! Criterion measures every routine one query per iteration, cycling through a fixed set of
 //! 1024 random queries (so branch prediction cannot memorise one query). After the criterion
 //! groups, a summary table is printed with this process's own medians (15 samples of whole
-//! passes over the query set) for the kernel and for parry, and their ratio, then the
-//! `check_self_collision` per-configuration median and p99 on the models, and the box–box
-//! SAT deficit against the exact distance.
+//! passes over the query set) for the kernel and for parry, and their ratio (hull–hull GJK
+//! cold and warm at 32, 152 and 320 vertices), then the `check_self_collision`
+//! per-configuration median and p99 on the models, and the box–box SAT deficit against the
+//! exact distance.
 
 #[path = "../tests/common/kernel_models.rs"]
 mod kernel_models;
@@ -20,7 +21,7 @@ use collide::kernel::distance_hull_hull::{
     TightPosed, hull_hull_gjk, tight_tight, tight_tight_stage1,
 };
 use collide::kernel::dop26::{Dop26, dop_of_points};
-use collide::kernel::gjk::{MAX_ITER, Witness, gjk_distance};
+use collide::kernel::gjk::{GjkResult, MAX_ITER, Witness, gjk_distance};
 use collide::kernel::shapes::{Hull, Obb, Segment as KSegment};
 use collide::kernel::vec3::{Mat3, V3, add, mul_mm, mul_mtv, mul_mv, rot_axis_angle, sub};
 use criterion::Criterion;
@@ -319,6 +320,97 @@ fn hull_poses(
     out
 }
 
+/// Hull–hull GJK at one size: two ellipsoid hulls of `n` vertices each (the same radii at
+/// every size), their near-contact placements (cold) and coherent loop (warm), and for
+/// parry's warm start the separating direction of each warm query's predecessor.
+struct HullPair {
+    n: usize,
+    a: HullShape,
+    b: HullShape,
+    cold: Vec<(Placed, Placed)>,
+    warm: Vec<(Placed, Placed)>,
+    prev_dir: Vec<Vector>,
+}
+
+impl HullPair {
+    fn new(n: usize, rng: &mut Rng) -> HullPair {
+        let a = hull_shape(n, [0.06, 0.05, 0.12], rand_rot(rng));
+        let b = hull_shape(n, [0.05, 0.07, 0.10], rand_rot(rng));
+        let cold = hull_poses(rng, &a, &b, false);
+        let warm = hull_poses(rng, &a, &b, true);
+        let mut pair = HullPair {
+            n,
+            a,
+            b,
+            cold,
+            warm,
+            prev_dir: Vec::new(),
+        };
+        pair.prev_dir = (0..N)
+            .map(|k| pv(pair.gjk(pair.warm[(k + N - 1) % N], None).normal))
+            .collect();
+        pair
+    }
+
+    /// The kernel's GJK on the two hulls at one placement.
+    fn gjk(&self, (pa, pb): (Placed, Placed), warm: Option<&mut Witness>) -> GjkResult {
+        let (a, b) = (
+            self.a.hull.posed(pa.rot, pa.pos),
+            self.b.hull.posed(pb.rot, pb.pos),
+        );
+        hull_hull_gjk(&a, &b, sub(pb.pos, pa.pos), warm)
+    }
+
+    fn kernel_cold(&self, k: usize) -> f64 {
+        self.gjk(self.cold[k], None).lower
+    }
+
+    fn parry_cold(&self, k: usize) -> f64 {
+        let (pa, pb) = self.cold[k];
+        query::distance(&pa.pose(), &self.a.poly, &pb.pose(), &self.b.poly)
+            .unwrap()
+            .distance
+    }
+
+    /// Step `k` of the coherent loop, the witness carried from the previous step.
+    fn kernel_warm(&self, k: usize, w: &mut Witness) -> f64 {
+        self.gjk(self.warm[k % N], Some(w)).lower
+    }
+
+    fn parry_warm(&self, k: usize) -> f64 {
+        let (pa, pb) = self.warm[k % N];
+        let mut simplex = query::gjk::VoronoiSimplex::new();
+        // parry's warm start: seed with the previous query's separating direction.
+        query::details::distance_support_map_support_map_with_params(
+            &pa.pose().inv_mul(&pb.pose()),
+            &self.a.poly,
+            &self.b.poly,
+            &mut simplex,
+            Some(-self.prev_dir[k % N]),
+        )
+    }
+
+    /// Support queries (full scans) per call: cold, the points proposed before them (cold),
+    /// and warm (twice round the loop).
+    fn support_queries(&self) -> (f64, f64, f64) {
+        let (mut it, mut proposed) = (0u32, 0u32);
+        for q in &self.cold {
+            let g = self.gjk(*q, None);
+            it += g.iterations;
+            proposed += g.proposals;
+        }
+        let mut w = Witness::default();
+        let warm: u32 = (0..2 * N)
+            .map(|k| self.gjk(self.warm[k % N], Some(&mut w)).iterations)
+            .sum();
+        (
+            it as f64 / N as f64,
+            proposed as f64 / N as f64,
+            warm as f64 / (2 * N) as f64,
+        )
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // Own timing for the summary table.
 
@@ -370,16 +462,16 @@ fn ns_per_call_seq(n: usize, mut f: impl FnMut(usize) -> f64) -> f64 {
 }
 
 struct Row {
-    name: &'static str,
+    name: String,
     target: &'static str,
     kernel: f64,
     parry: Option<(f64, &'static str)>,
 }
 
 impl Row {
-    fn new(name: &'static str, target: &'static str, kernel: f64) -> Row {
+    fn new(name: impl Into<String>, target: &'static str, kernel: f64) -> Row {
         Row {
-            name,
+            name: name.into(),
             target,
             kernel,
             parry: None,
@@ -515,10 +607,14 @@ fn main() {
     let boxcaps = box_cap_queries(&mut rng);
     let boxes = box_box_queries(&mut rng, 0.25);
     let cubes = cube_queries(&mut rng);
-    let h152a = hull_shape(152, [0.06, 0.05, 0.12], rand_rot(&mut rng));
-    let h152b = hull_shape(152, [0.05, 0.07, 0.10], rand_rot(&mut rng));
-    let hull_cold = hull_poses(&mut rng, &h152a, &h152b, false);
-    let hull_warm = hull_poses(&mut rng, &h152a, &h152b, true);
+    // The 152-vertex pair draws from the main stream (the queries of the reference figures);
+    // the other sizes from their own seeds, so adding a size changes no other query.
+    let h152 = HullPair::new(152, &mut rng);
+    let h32 = HullPair::new(32, &mut Rng(0x6b65_726e_656c_0020));
+    let h320 = HullPair::new(320, &mut Rng(0x6b65_726e_656c_0140));
+    // (size, target cold ns, target warm ns): the issue's targets are for 152 vertices.
+    let hull_sizes = [(&h32, "", ""), (&h152, "≤ 800", "≤ 300"), (&h320, "", "")];
+    let (h152a, h152b, hull_cold) = (&h152.a, &h152.b, &h152.cold);
     let seg_q: Vec<(Placed, V3, V3, f64)> = hull_cold
         .iter()
         .map(|(_, pb)| {
@@ -578,27 +674,13 @@ fn main() {
         s1.0.max(s2.0).max(s3.0)
     };
     let hull_cold_q: Vec<usize> = (0..N).collect();
-    let k_hull_cold = |&k: &usize| {
-        let (pa, pb) = hull_cold[k];
-        let (a, b) = (
-            h152a.hull.posed(pa.rot, pa.pos),
-            h152b.hull.posed(pb.rot, pb.pos),
-        );
-        hull_hull_gjk(&a, &b, sub(pb.pos, pa.pos), None).lower
-    };
-    let p_hull_cold = |&k: &usize| {
-        let (pa, pb) = hull_cold[k];
-        query::distance(&pa.pose(), &h152a.poly, &pb.pose(), &h152b.poly)
-            .unwrap()
-            .distance
-    };
     let k_stage1 = |&k: &usize| {
         let (pa, pb) = hull_cold[k];
-        tight_tight_stage1(&pa.tight(&h152a), &pb.tight(&h152b))
+        tight_tight_stage1(&pa.tight(h152a), &pb.tight(h152b))
     };
     let k_staged = |&k: &usize| {
         let (pa, pb) = hull_cold[k];
-        tight_tight(&pa.tight(&h152a), &pb.tight(&h152b), f64::INFINITY, None).value
+        tight_tight(&pa.tight(h152a), &pb.tight(h152b), f64::INFINITY, None).value
     };
     let k_hull_seg = |q: &(Placed, V3, V3, f64)| {
         let (pb, a, b, r) = *q;
@@ -668,13 +750,21 @@ fn main() {
         bench!(g, "box_cube_sat/kernel", cubes, k_cube);
         bench!(g, "box_cube_sat/parry_sat", cubes, p_cube);
         bench!(g, "hull152_stage1_dop26_box/kernel", hull_cold_q, k_stage1);
-        bench!(g, "hull152_gjk_cold/kernel", hull_cold_q, k_hull_cold);
-        bench!(
-            g,
-            "hull152_gjk_cold/parry_distance",
-            hull_cold_q,
-            p_hull_cold
-        );
+        for (p, _, _) in hull_sizes {
+            let n = p.n;
+            bench!(
+                g,
+                format!("hull{n}_gjk_cold/kernel"),
+                hull_cold_q,
+                |&k: &usize| p.kernel_cold(k)
+            );
+            bench!(
+                g,
+                format!("hull{n}_gjk_cold/parry_distance"),
+                hull_cold_q,
+                |&k: &usize| p.parry_cold(k)
+            );
+        }
         bench!(g, "hull152_capsule_gjk/kernel", seg_q, k_hull_seg);
         bench!(g, "hull152_capsule_gjk/parry_distance", seg_q, p_hull_seg);
         bench!(g, "hull152_box_gjk/kernel", box_for_hull, k_hull_box);
@@ -687,53 +777,26 @@ fn main() {
         g.finish();
     }
     // Warm start: the witness is carried along the coherent trajectory.
-    let mut w = Witness::default();
-    let warm_step = |k: usize, w: &mut Witness| {
-        let (pa, pb) = hull_warm[k % N];
-        let (a, b) = (
-            h152a.hull.posed(pa.rot, pa.pos),
-            h152b.hull.posed(pb.rot, pb.pos),
-        );
-        hull_hull_gjk(&a, &b, sub(pb.pos, pa.pos), Some(w)).lower
-    };
-    let mut prev_dir: Vec<Vector> = Vec::with_capacity(N);
-    for k in 0..N {
-        let (pa, pb) = hull_warm[(k + N - 1) % N];
-        let (a, b) = (
-            h152a.hull.posed(pa.rot, pa.pos),
-            h152b.hull.posed(pb.rot, pb.pos),
-        );
-        let g = hull_hull_gjk(&a, &b, sub(pb.pos, pa.pos), None);
-        prev_dir.push(pv(g.normal));
-    }
-    let p_warm = |k: usize| {
-        let (pa, pb) = hull_warm[k % N];
-        let mut simplex = query::gjk::VoronoiSimplex::new();
-        // parry's warm start: seed with the previous query's separating direction.
-        query::details::distance_support_map_support_map_with_params(
-            &pa.pose().inv_mul(&pb.pose()),
-            &h152a.poly,
-            &h152b.poly,
-            &mut simplex,
-            Some(-prev_dir[k % N]),
-        )
-    };
     {
         let mut g = c.benchmark_group("routine");
-        let mut k = 0usize;
-        g.bench_function("hull152_gjk_warm/kernel", |b| {
-            b.iter(|| {
-                k += 1;
-                warm_step(k, &mut w)
-            })
-        });
-        let mut k = 0usize;
-        g.bench_function("hull152_gjk_warm/parry_init_dir", |b| {
-            b.iter(|| {
-                k += 1;
-                p_warm(k)
-            })
-        });
+        for (p, _, _) in hull_sizes {
+            let n = p.n;
+            let mut w = Witness::default();
+            let mut k = 0usize;
+            g.bench_function(format!("hull{n}_gjk_warm/kernel"), |b| {
+                b.iter(|| {
+                    k += 1;
+                    p.kernel_warm(k, &mut w)
+                })
+            });
+            let mut k = 0usize;
+            g.bench_function(format!("hull{n}_gjk_warm/parry_init_dir"), |b| {
+                b.iter(|| {
+                    k += 1;
+                    p.parry_warm(k)
+                })
+            });
+        }
         g.finish();
     }
     let models = [
@@ -759,41 +822,41 @@ fn main() {
     }
 
     // ---- Summary table from this process's own timing.
-    let warm_ns = {
-        let mut w = Witness::default();
-        ns_per_call_seq(N, |k| warm_step(k, &mut w))
-    };
-    let warm_iters = {
-        let mut w = Witness::default();
-        let mut it = 0u32;
-        for k in 0..2 * N {
-            let (pa, pb) = hull_warm[k % N];
-            let (a, b) = (
-                h152a.hull.posed(pa.rot, pa.pos),
-                h152b.hull.posed(pb.rot, pb.pos),
-            );
-            it += hull_hull_gjk(&a, &b, sub(pb.pos, pa.pos), Some(&mut w)).iterations;
+    // Hull–hull GJK at every size, cold and warm, each against parry on the same queries;
+    // parry's cold figure at 152 vertices also stands beside the staged row.
+    let (mut hull_cold_rows, mut hull_warm_rows) = (Vec::new(), Vec::new());
+    let mut p_hull_cold_ns = f64::NAN;
+    for (p, cold_target, warm_target) in hull_sizes {
+        let n = p.n;
+        let parry_cold_ns = ns_per_call(&hull_cold_q, |&k| p.parry_cold(k));
+        if n == h152.n {
+            p_hull_cold_ns = parry_cold_ns;
         }
-        it as f64 / (2 * N) as f64
-    };
-    let (cold_iters, cold_proposals) = {
-        let (mut it, mut proposed) = (0u32, 0u32);
-        for (pa, pb) in &hull_cold {
-            let (a, b) = (
-                h152a.hull.posed(pa.rot, pa.pos),
-                h152b.hull.posed(pb.rot, pb.pos),
-            );
-            let g = hull_hull_gjk(&a, &b, sub(pb.pos, pa.pos), None);
-            it += g.iterations;
-            proposed += g.proposals;
-        }
-        (it as f64 / N as f64, proposed as f64 / N as f64)
-    };
+        hull_cold_rows.push(
+            Row::new(
+                format!("hull–hull GJK cold, {n} v"),
+                cold_target,
+                ns_per_call(&hull_cold_q, |&k| p.kernel_cold(k)),
+            )
+            .vs(parry_cold_ns, "distance(ConvexPolyhedron ×2)"),
+        );
+        let mut w = Witness::default();
+        hull_warm_rows.push(
+            Row::new(
+                format!("hull–hull GJK warm, {n} v"),
+                warm_target,
+                ns_per_call_seq(N, |k| p.kernel_warm(k, &mut w)),
+            )
+            .vs(
+                ns_per_call_seq(N, |k| p.parry_warm(k)),
+                "GJK seeded with previous direction",
+            ),
+        );
+    }
     let p_cap_ns = ns_per_call(&caps, p_cap);
     let p_cap_seg_ns = ns_per_call(&caps, p_cap_seg);
-    let p_hull_cold_ns = ns_per_call(&hull_cold_q, p_hull_cold);
     let k_cap_ns = ns_per_call(&caps, k_cap);
-    let rows = vec![
+    let mut rows = vec![
         Row::new("capsule–capsule (exact)", "≤ 15", k_cap_ns).vs(
             p_cap_seg_ns.min(p_cap_ns),
             if p_cap_seg_ns < p_cap_ns {
@@ -836,24 +899,20 @@ fn main() {
             "",
             ns_per_call(&hull_cold_q, k_stage1),
         ),
-        Row::new(
-            "hull–hull GJK cold, 152 v",
-            "≤ 800",
-            ns_per_call(&hull_cold_q, k_hull_cold),
-        )
-        .vs(p_hull_cold_ns, "distance(ConvexPolyhedron ×2)"),
-        // The issue's 800 ns names GJK on the hulls (the row above); this row adds
-        // stage 1, which the kernel runs first.
+    ];
+    rows.extend(hull_cold_rows);
+    // The issue's 800 ns names GJK on the hulls (the 152 v cold row above); this row adds
+    // stage 1, which the kernel runs first.
+    rows.push(
         Row::new(
             "tight–tight staged cold (stage 1, then GJK), 152 v",
             "",
             ns_per_call(&hull_cold_q, k_staged),
         )
         .vs(p_hull_cold_ns, "distance(ConvexPolyhedron ×2)"),
-        Row::new("hull–hull GJK warm, 152 v", "≤ 300", warm_ns).vs(
-            ns_per_call_seq(N, p_warm),
-            "GJK seeded with previous direction",
-        ),
+    );
+    rows.extend(hull_warm_rows);
+    rows.extend([
         Row::new(
             "hull–capsule GJK, 152 v",
             "",
@@ -872,12 +931,16 @@ fn main() {
             ns_per_call(&box_for_hull, p_hull_box),
             "distance(ConvexPolyhedron, Cuboid)",
         ),
-    ];
+    ]);
     print_table(&rows);
-    println!(
-        "hull–hull GJK support queries (full scans) per call: cold {cold_iters:.2} \
-         (after {cold_proposals:.2} proposed points), warm {warm_iters:.2}"
-    );
+    for (p, _, _) in hull_sizes {
+        let (cold_iters, cold_proposals, warm_iters) = p.support_queries();
+        println!(
+            "hull–hull GJK support queries (full scans) per call, {} v: cold {cold_iters:.2} \
+             (after {cold_proposals:.2} proposed points), warm {warm_iters:.2}",
+            p.n
+        );
+    }
     println!();
     println!(
         "check_self_collision per configuration (20 000 uniform random in-limit configurations, one call each, timed with Instant):"
