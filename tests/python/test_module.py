@@ -183,6 +183,7 @@ def test_presets(robot):
     a, b = rng.uniform(lim[:, 0], lim[:, 1], size=(2, len(lim)))
     traj = a + (b - a) * (np.arange(301)[:, None] / 300)
     precise = m.session(preset="precise")
+    warm = m.session(preset="precise", warm_start=True)
     balanced = m.session()
     speed = m.session(preset="speed", budget=1)
     assert (precise.preset, balanced.preset, speed.preset) == (
@@ -192,6 +193,9 @@ def test_presets(robot):
         ref = m.check(q, 0.01)
         p, bal, sp = precise.check(q, 0.01), balanced.check(q, 0.01), speed.check(q, 0.01)
         assert p.verdict == ref.verdict and p.min_distance == ref.min_distance
+        w = warm.check(q, 0.01)  # warm-started: the verdict, the distance within 1e-9 m
+        assert w.verdict == ref.verdict and w.pair == ref.pair
+        assert abs(w.min_distance - ref.min_distance) <= 1e-9 or ref.min_distance > 0.02
         assert bal.verdict == ref.verdict
         assert ref.verdict in ("free", "in_collision")
         assert speed.stats["exact_pairs"] <= 1 or i == 0  # the first call anchors every pair

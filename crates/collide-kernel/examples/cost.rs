@@ -89,12 +89,21 @@ struct Timed {
     unknown: usize,
 }
 
-/// Median per call of `collide_check` (preset `None`) or of the coherent check in a
-/// preset, on a fresh session, over `path`.
-fn time_path(model: *const CollideModel, path: &[Vec<f64>], preset: Option<(u32, u32)>) -> Timed {
+/// Median per call of `collide_check` (preset `None`; warm-started with `warm`) or of the
+/// coherent check in a preset, on a fresh session, over `path`.
+fn time_path(
+    model: *const CollideModel,
+    path: &[Vec<f64>],
+    preset: Option<(u32, u32)>,
+    warm: bool,
+) -> Timed {
     let mut s = std::ptr::null_mut();
     assert_eq!(
         unsafe { collide_session_new(model, &mut s) },
+        CollideStatus::Ok
+    );
+    assert_eq!(
+        unsafe { collide_session_set_warm_start(s, warm as u32) },
         CollideStatus::Ok
     );
     if let Some((p, b)) = preset {
@@ -158,7 +167,7 @@ fn main() {
                 q
             })
             .collect();
-        let t_uniform = time_path(model, &uniform, None).median_us;
+        let t_uniform = time_path(model, &uniform, None, false).median_us;
         // The kernel called directly on the same poses: the ABI's overhead.
         let mut ws = direct.workspace();
         let t_direct = median(
@@ -184,15 +193,18 @@ fn main() {
                 println!("  {name} path: none (the rest pose trips)");
                 continue;
             };
-            let plain = time_path(model, &p, None);
-            let bal = time_path(model, &p, Some((1, 0)));
-            let speed = time_path(model, &p, Some((2, 16)));
+            let plain = time_path(model, &p, None, false);
+            let warm = time_path(model, &p, None, true);
+            let bal = time_path(model, &p, Some((1, 0)), false);
+            let speed = time_path(model, &p, Some((2, 16)), false);
             println!(
-                "  {name} path ({} of {CALLS} calls in collision), median / p99: collide_check {:.2} / {:.2} µs; \
-                 balanced {:.2} / {:.2} µs ({:.1}×, {:.1} % of pairs skipped); speed (budget 16) {:.2} / {:.2} µs ({:.1}×, unknown on {} calls)",
+                "  {name} path ({} of {CALLS} calls in collision), median / p99: collide_check {:.2} / {:.2} µs \
+                 (warm-started {:.2} / {:.2}); balanced {:.2} / {:.2} µs ({:.1}×, {:.1} % of pairs skipped); speed (budget 16) {:.2} / {:.2} µs ({:.1}×, unknown on {} calls)",
                 plain.tripped,
                 plain.median_us,
                 plain.p99_us,
+                warm.median_us,
+                warm.p99_us,
                 bal.median_us,
                 bal.p99_us,
                 plain.median_us / bal.median_us,
@@ -202,6 +214,7 @@ fn main() {
                 plain.median_us / speed.median_us,
                 speed.unknown,
             );
+            assert_eq!(warm.tripped, plain.tripped, "{robot}: warm verdicts differ");
             assert_eq!(
                 bal.tripped, plain.tripped,
                 "{robot}: balanced verdicts differ {} {}",

@@ -283,6 +283,15 @@ CollideStatus collide_session_stats(const CollideSession *session, CollideStats 
 // obstacle. No allocation.
 CollideStatus collide_session_set_witness(CollideSession *session, uint32_t on);
 
+// Whether `collide_check` (and the precise preset, and `collide_check_verdict`) on
+// `session` start each primitive pair's exact check from its last one on this session (`on`
+// nonzero) or cold (0, the default). On a smooth path it is faster (docs/benchmarks.md,
+// issue 32). It never changes a verdict or a tripping pair; a distance may differ from the
+// cold one within the GJK tolerance (1e-9 m), never within 1e-8 m of the margin, and is a
+// lower bound on the exact one either way. The cached presets always warm-start.
+// `collide_session_reset` forgets what it carries. No allocation.
+CollideStatus collide_session_set_warm_start(CollideSession *session, uint32_t on);
+
 // Sets how `collide_check_coherent` checks on `session`: `preset` is a `CollidePreset`
 // value, `COLLIDE_PRESET_PRECISE` (no
 // cache), `COLLIDE_PRESET_BALANCED` (the default) or `COLLIDE_PRESET_SPEED` with at most

@@ -767,6 +767,26 @@ pub unsafe extern "C" fn collide_session_set_witness(
     })
 }
 
+/// Whether `collide_check` (and the precise preset, and `collide_check_verdict`) on
+/// `session` start each primitive pair's exact check from its last one on this session (`on`
+/// nonzero) or cold (0, the default). On a smooth path it is faster (docs/benchmarks.md,
+/// issue 32). It never changes a verdict or a tripping pair; a distance may differ from the
+/// cold one within the GJK tolerance (1e-9 m), never within 1e-8 m of the margin, and is a
+/// lower bound on the exact one either way. The cached presets always warm-start.
+/// `collide_session_reset` forgets what it carries. No allocation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn collide_session_set_warm_start(
+    session: *mut CollideSession,
+    on: u32,
+) -> CollideStatus {
+    guard("collide_session_set_warm_start", || {
+        // SAFETY: null or a live session.
+        let s = unsafe { session_mut(session) }?;
+        s.set_warm_start(on != 0);
+        Ok(())
+    })
+}
+
 /// Sets how `collide_check_coherent` checks on `session`: `preset` is a `CollidePreset`
 /// value, `COLLIDE_PRESET_PRECISE` (no
 /// cache), `COLLIDE_PRESET_BALANCED` (the default) or `COLLIDE_PRESET_SPEED` with at most
@@ -1352,6 +1372,11 @@ impl CollideSession {
     /// `collide_session_set_witness`.
     pub fn set_witness(&mut self, on: bool) {
         self.witness = on;
+    }
+
+    /// `collide_session_set_warm_start`.
+    pub fn set_warm_start(&mut self, on: bool) {
+        self.ws.set_warm_start(on);
     }
 
     /// `collide_session_set_preset`.

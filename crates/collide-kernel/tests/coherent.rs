@@ -543,3 +543,80 @@ fn schedule_agrees_with_collide_check_under_random_motion() {
         }
     }
 }
+
+/// `collide_session_set_warm_start`: on a path where every joint steps 1 mrad a call, turning
+/// at its limits (the cost example's path through collision), a warm session's
+/// `collide_check` gives a cold one's verdict and pair on every call, and its distance within
+/// the GJK tolerance wherever it is refined; a reset session starts cold again.
+#[test]
+fn a_warm_session_answers_as_a_cold_one() {
+    for robot in ["franka_panda", "g1_29dof", "tiago"] {
+        let direct = kernel(robot);
+        let n = direct.dof();
+        let path = CString::new(manifest(robot).to_str().unwrap()).unwrap();
+        let mut model = std::ptr::null();
+        let (mut cold, mut warm) = (std::ptr::null_mut(), std::ptr::null_mut());
+        unsafe {
+            assert_eq!(
+                collide_model_load(path.as_ptr(), &mut model),
+                CollideStatus::Ok
+            );
+            assert_eq!(collide_session_new(model, &mut cold), CollideStatus::Ok);
+            assert_eq!(collide_session_new(model, &mut warm), CollideStatus::Ok);
+            assert_eq!(collide_session_set_warm_start(warm, 1), CollideStatus::Ok);
+            assert_eq!(
+                collide_session_set_warm_start(std::ptr::null_mut(), 1),
+                CollideStatus::BadArgument
+            );
+        }
+        let mut q = vec![0.0; n];
+        uniform_q(&direct, 1, 0, &mut q);
+        let (mut tripped, mut moved) = (0, 0);
+        let mut step: Vec<f64> = (0..n)
+            .map(|i| if i % 2 == 0 { 1e-3 } else { -1e-3 })
+            .collect();
+        for k in 0..5000 {
+            for (i, v) in q.iter_mut().enumerate() {
+                let (lo, hi) = direct.dof_range(i);
+                if !(lo..=hi).contains(&(*v + step[i])) {
+                    step[i] = -step[i];
+                }
+                *v += step[i];
+            }
+            if k == 2500 {
+                assert_eq!(unsafe { collide_session_reset(warm) }, CollideStatus::Ok);
+            }
+            let (mut a, mut b) = (CollideResult::default(), CollideResult::default());
+            unsafe {
+                assert_eq!(
+                    collide_check(cold, q.as_ptr(), n, 0.0, &mut a),
+                    CollideStatus::Ok
+                );
+                assert_eq!(
+                    collide_check(warm, q.as_ptr(), n, 0.0, &mut b),
+                    CollideStatus::Ok
+                );
+            }
+            let at = format!("{robot}: call {k}");
+            assert_eq!(
+                (a.in_collision, a.verdict),
+                (b.in_collision, b.verdict),
+                "{at}"
+            );
+            if a.in_collision || a.min_distance <= 0.01 {
+                assert_eq!(a.pair, b.pair, "{at}");
+                assert!((a.min_distance - b.min_distance).abs() <= 1e-9, "{at}");
+            }
+            tripped += a.in_collision as usize;
+            moved += (a.min_distance != b.min_distance) as usize;
+        }
+        eprintln!("{robot}: {tripped} of 5000 calls in collision, {moved} distances moved");
+        // In and out of collision, and the warm start ran.
+        assert!(tripped > 0 && moved > 0, "{robot}: {tripped} {moved}");
+        unsafe {
+            collide_session_free(cold);
+            collide_session_free(warm);
+            collide_model_free(model);
+        }
+    }
+}
