@@ -675,9 +675,9 @@ impl Cache {
     /// (the `speed` preset, at least 1); `None` for none (`balanced`). The result's
     /// `tripped` is true only from an exact check. `min_distance` is a lower bound on the
     /// least distance over the checked pairs: the least exact value when an exact check
-    /// trips (`collide_check`'s within the GJK tolerance, unless the budget cut in); when free, the least of
-    /// the exact values, of the due pairs' bounds and of the schedules' floors for the
-    /// pairs not visited (`min_pair = None` when such a floor is the least).
+    /// trips (`collide_check`'s within the GJK tolerance, unless the budget cut in); when
+    /// free, the least of the exact values, of the due pairs' bounds and of the schedules'
+    /// floors for the pairs not visited (`min_pair = None` when such a floor is the least).
     pub fn check_with(
         &mut self,
         c: &Coherence,

@@ -258,9 +258,10 @@ pub(super) fn epa<C: Cso>(
 /// The tetrahedron a warm start rebuilds in overlap: the polytope's face nearest the origin
 /// and the vertex farthest behind it. The origin lies between them, so on a smooth path it
 /// still holds the origin at the next call, and the expansion starts at the face where it
-/// stopped: one or two scans instead of a polytope grown from GJK's simplex. Any four points
-/// of `A − B` are a valid seed (GJK examines a rebuilt simplex from scratch): this is
-/// speed only.
+/// stopped rather than from GJK's simplex (on the Panda's path through collision, 16.6
+/// steps a tripping call instead of 24.1: its side faces still need expanding). Any four
+/// points of `A − B` are a valid seed (GJK examines a rebuilt simplex from scratch): this
+/// is speed only.
 fn warm_seed(poly: &Polytope, out: &mut Witness) {
     let live = poly.f[..poly.nf]
         .iter()
