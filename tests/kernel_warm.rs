@@ -10,29 +10,7 @@
 //! before warm values at the margin were recomputed cold, warm -6.9e-11: the verdicts differed.
 
 use collide::kernel::workspace::WARM_RECHECK;
-use collide::truth::poses::uniform_q;
-
-/// Every joint steps 1 mrad a call from seeded pose 0 of seed 1, turning at its limits.
-fn through_path(m: &collide::kernel::Model, calls: usize) -> Vec<Vec<f64>> {
-    let n = m.dof();
-    let mut q = vec![0.0; n];
-    uniform_q(m, 1, 0, &mut q);
-    let mut dir: Vec<f64> = (0..n)
-        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
-        .collect();
-    (0..calls)
-        .map(|_| {
-            for (i, v) in q.iter_mut().enumerate() {
-                let (lo, hi) = m.dof_range(i);
-                if *v + 1e-3 * dir[i] > hi || *v + 1e-3 * dir[i] < lo {
-                    dir[i] = -dir[i];
-                }
-                *v += 1e-3 * dir[i];
-            }
-            q.clone()
-        })
-        .collect()
-}
+use collide::truth::poses::turning_path;
 
 /// Warm against cold along the path at `margin`: (calls that tripped, pair values the warm
 /// start changed).
@@ -46,7 +24,7 @@ fn warm_agrees(robot: &str, margin: f64, calls: usize) -> (usize, usize) {
     warm.set_warm_start(true);
     let refined = margin + m.refine_band();
     let (mut tripped, mut moved) = (0, 0);
-    for (k, q) in through_path(&m, calls).iter().enumerate() {
+    for (k, q) in turning_path(&m, 1, 0, 1e-3, calls).iter().enumerate() {
         let a = m.check_self_collision_with_margin(q, &mut cold, margin, true);
         let b = m.check_self_collision_with_margin(q, &mut warm, margin, true);
         assert_eq!(

@@ -21,6 +21,35 @@ pub fn uniform_q(model: &Model, seed: u64, index: u64, q: &mut [f64]) {
     }
 }
 
+/// A path through whatever lies in the way: from configuration `index` of `seed`, every dof
+/// moves `step` a call (even dofs up, odd ones down) and turns back at its limits, `calls`
+/// configurations long. What the coherent mode and warm starts are measured and tested on.
+pub fn turning_path(
+    model: &Model,
+    seed: u64,
+    index: u64,
+    step: f64,
+    calls: usize,
+) -> Vec<Vec<f64>> {
+    let mut q = vec![0.0; model.dof()];
+    uniform_q(model, seed, index, &mut q);
+    let mut dir: Vec<f64> = (0..q.len())
+        .map(|i| if i % 2 == 0 { step } else { -step })
+        .collect();
+    (0..calls)
+        .map(|_| {
+            for (i, v) in q.iter_mut().enumerate() {
+                let (lo, hi) = model.dof_range(i);
+                if *v + dir[i] > hi || *v + dir[i] < lo {
+                    dir[i] = -dir[i];
+                }
+                *v += dir[i];
+            }
+            q.clone()
+        })
+        .collect()
+}
+
 /// A thread's buffers for one pose: the kernel workspace, the joint vector and every
 /// link's placement.
 pub struct PoseScratch {

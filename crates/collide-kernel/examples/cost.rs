@@ -11,7 +11,7 @@
 //! * **through collision**: from a seeded pose, every joint moving 1 mrad every call and
 //!   turning at its limits, whatever the verdict (the cost where pairs overlap).
 
-use collide::truth::poses::uniform_q;
+use collide::truth::poses::{turning_path, uniform_q};
 use collide_kernel::*;
 use std::ffi::CString;
 use std::time::Instant;
@@ -57,28 +57,6 @@ fn free_path(m: &collide::kernel::Model, rest: &[f64]) -> Option<Vec<Vec<f64>>> 
     }
     out.truncate(CALLS);
     Some(out)
-}
-
-/// From seeded pose 0 of seed 1, every joint 1 mrad a call, turning at its limits.
-fn through_path(m: &collide::kernel::Model) -> Vec<Vec<f64>> {
-    let n = m.dof();
-    let mut q = vec![0.0; n];
-    uniform_q(m, 1, 0, &mut q);
-    let mut dir: Vec<f64> = (0..n)
-        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
-        .collect();
-    (0..CALLS)
-        .map(|_| {
-            for (i, v) in q.iter_mut().enumerate() {
-                let (lo, hi) = m.dof_range(i);
-                if *v + STEP * dir[i] > hi || *v + STEP * dir[i] < lo {
-                    dir[i] = -dir[i];
-                }
-                *v += STEP * dir[i];
-            }
-            q.clone()
-        })
-        .collect()
 }
 
 struct Timed {
@@ -186,7 +164,10 @@ fn main() {
         );
         let paths = [
             ("free", free_path(direct, &rest)),
-            ("through collision", Some(through_path(direct))),
+            (
+                "through collision",
+                Some(turning_path(direct, 1, 0, STEP, CALLS)),
+            ),
         ];
         for (name, p) in paths {
             let Some(p) = p else {

@@ -708,23 +708,29 @@ impl Cache {
         // Each pair's GJK starts from its last exact check's simplex: on a smooth path it
         // converges in a step or two. Values at the margin are recomputed cold
         // (`Workspace::set_warm_start`), so the verdicts stay `Precise`'s.
+        let call = Call {
+            c,
+            model,
+            q,
+            margin,
+            budget,
+        };
         let warm = ws.warm_start();
         ws.set_warm_start(true);
-        let outcome = self.check_due(c, model, ws, q, margin, budget);
+        let outcome = self.check_due(&call, ws);
         ws.set_warm_start(warm);
         outcome
     }
 
     /// [`Cache::check_with`] after the due pairs are collected.
-    fn check_due(
-        &mut self,
-        c: &Coherence,
-        model: &Model,
-        ws: &mut Workspace,
-        q: &[f64],
-        margin: f64,
-        budget: Option<u32>,
-    ) -> Outcome {
+    fn check_due(&mut self, call: &Call, ws: &mut Workspace) -> Outcome {
+        let Call {
+            c,
+            model,
+            q,
+            margin,
+            budget,
+        } = *call;
         let n = model.checked_pairs().len();
         let least = self.least;
         // Floors of the clear pairs not visited: queued ones are at least
@@ -769,14 +775,7 @@ impl Cache {
             rest.select_nth_unstable_by(b as usize, by);
             rest[..b as usize].sort_unstable_by(by);
         }
-        let call = Call {
-            c,
-            model,
-            q,
-            margin,
-            budget,
-        };
-        self.run_candidates(&call, ws, 0, &mut pass);
+        self.run_candidates(call, ws, 0, &mut pass);
         if !self.deeper.is_empty() {
             if pass.tripped {
                 // Above the least pair's distance, which moved by at most `W_p* · ΔT`.
@@ -799,7 +798,7 @@ impl Cache {
                         self.due[k].0 = if b.is_nan() { f64::NEG_INFINITY } else { b };
                     }
                 }
-                self.run_candidates(&call, ws, from, &mut pass);
+                self.run_candidates(call, ws, from, &mut pass);
             }
         }
         // Schedule every due pair for what comes next.

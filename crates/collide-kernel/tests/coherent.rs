@@ -15,7 +15,7 @@
 //!   invalidates the cache.
 
 use collide::kernel::{Acm, Joint, JointKind, Link, Model, Primitive};
-use collide::truth::poses::uniform_q;
+use collide::truth::poses::{turning_path, uniform_q};
 use collide_kernel::coherent::{ALLOWANCE, Cache, Coherence};
 use collide_kernel::*;
 use std::ffi::CString;
@@ -569,20 +569,8 @@ fn a_warm_session_answers_as_a_cold_one() {
                 CollideStatus::BadArgument
             );
         }
-        let mut q = vec![0.0; n];
-        uniform_q(&direct, 1, 0, &mut q);
         let (mut tripped, mut moved) = (0, 0);
-        let mut step: Vec<f64> = (0..n)
-            .map(|i| if i % 2 == 0 { 1e-3 } else { -1e-3 })
-            .collect();
-        for k in 0..5000 {
-            for (i, v) in q.iter_mut().enumerate() {
-                let (lo, hi) = direct.dof_range(i);
-                if !(lo..=hi).contains(&(*v + step[i])) {
-                    step[i] = -step[i];
-                }
-                *v += step[i];
-            }
+        for (k, q) in turning_path(&direct, 1, 0, 1e-3, 5000).iter().enumerate() {
             if k == 2500 {
                 assert_eq!(unsafe { collide_session_reset(warm) }, CollideStatus::Ok);
             }
